@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Internal state of the libfabric conduit (setup and slow paths only). */
+#ifndef SHM_CONDUIT_OFI_H
+#define SHM_CONDUIT_OFI_H
+
+#include <pthread.h>
+#include <rdma/fi_atomic.h>
+
+#include "conduit/conduit.h"
+
+/*
+ * What differs between providers, decided once at init from one table
+ * (ofi_caps.c) and from what fi_getinfo granted. No #ifdef per provider.
+ */
+typedef struct {
+    int mr_virt_addr;        /* remote addresses are virtual, else offsets */
+    int mr_prov_key;         /* keys come from the provider */
+    int native_amo;          /* FI_ATOMIC granted */
+    int put_needs_dc;        /* a counted put may not have landed: use FI_DELIVERY_COMPLETE */
+    int inject_honours_dc;   /* fi_inject_write respects FI_DELIVERY_COMPLETE */
+    int cntr_wait_broken;    /* poll fi_cntr_read, never fi_cntr_wait */
+    int needs_target_progress;
+    size_t inject_size;      /* provider's */
+    size_t max_msg_size;
+} cdt_ofi_caps_t;
+
+typedef struct {
+    const char *name;        /* provider name as fi_info reports it, e.g. "shm", "tcp;ofi_rxm" */
+    int put_needs_dc;        /* -1: unless mr_virt_addr (shm copies through the kernel then) */
+    int inject_honours_dc;
+    int cntr_wait_broken;
+    int needs_target_progress;
+} cdt_ofi_prov_row_t;
+
+/* Row for a provider name (a default row if it is not in the table). */
+const cdt_ofi_prov_row_t *cdt_ofi_prov_row(const char *prov_name);
+
+typedef struct {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_mr *mr[SHM_NSEGS];
+    uint64_t seg_base[SHM_NSEGS];
+    size_t seg_len[SHM_NSEGS];
+    cdt_ofi_caps_t caps;
+    cdt_config_t cfg;
+    cdt_ctx_t *dflt;          /* the context whose endpoint peers address */
+    char prov_name[64];
+    pthread_t progress_tid;
+    volatile int progress_stop;
+    int progress_running;
+} cdt_ofi_t;
+
+extern cdt_ofi_t cdt_ofi_g;
+
+__attribute__((noreturn, cold)) void cdt_ofi_fatal_rc(const char *op, int pe, ssize_t rc);
+
+#endif /* SHM_CONDUIT_OFI_H */

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Provider quirks as data. Each row is backed by a measurement in
+ * shared/PROVIDERS.md; anything not listed gets the cautious default.
+ */
+#include <string.h>
+
+#include "conduit/ofi/ofi.h"
+
+static const cdt_ofi_prov_row_t prov_table[] = {
+    /* shm: RMA is a kernel copy (process_vm_writev) done by the origin when
+     * FI_MR_VIRT_ADDR is granted, so a counted put has landed; otherwise data
+     * goes through the target's queue. */
+    {.name = "shm", .put_needs_dc = -1, .inject_honours_dc = 0, .cntr_wait_broken = 1,
+     .needs_target_progress = 1},
+    /* rxm counts a put complete before the data landed; injects ignore DC. */
+    {.name = "tcp;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 0,
+     .needs_target_progress = 1},
+    {.name = "verbs;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 0,
+     .needs_target_progress = 1},
+    /* sockets: fi_cntr_wait returns +110; own progress thread. */
+    {.name = "sockets", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 1,
+     .needs_target_progress = 0},
+};
+
+static const cdt_ofi_prov_row_t prov_default = {
+    .name = "(other)", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 1,
+    .needs_target_progress = 1,
+};
+
+const cdt_ofi_prov_row_t *cdt_ofi_prov_row(const char *prov_name)
+{
+    for (size_t i = 0; i < sizeof(prov_table) / sizeof(prov_table[0]); i++)
+        if (strcmp(prov_table[i].name, prov_name) == 0)
+            return &prov_table[i];
+    return &prov_default;
+}

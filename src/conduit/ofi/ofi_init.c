@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Setup of the libfabric conduit: provider, domain, endpoints, MRs, exchange. */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conduit/conduit.h"
+#include "conduit/ofi/ofi.h"
+#include "core/env.h"
+#include "core/log.h"
+#include "runtime/rt.h"
+
+cdt_ofi_t cdt_ofi_g;
+cdt_ofi_fast_t cdt_ofi_fast_g;
+
+#define OFI_API FI_VERSION(1, 17)
+#define OFI_NAME_MAX 256
+#define OFI_KEY "ofishmem.ofi"
+
+/* What every PE publishes once. */
+typedef struct {
+    uint32_t namelen;
+    uint32_t pad;
+    cdt_ofi_rseg_t seg[SHM_NSEGS]; /* base (0 when offsets) and key */
+    char name[OFI_NAME_MAX];
+} ofi_card_t;
+
+#define OFI_CHECK(call, what)                                                  \
+    do {                                                                       \
+        int rc_ = (int)(call);                                                 \
+        if (rc_ != 0) {                                                        \
+            shm_error("%s failed on provider %s: %s", what, cdt_ofi_g.prov_name, \
+                      fi_strerror(-rc_));                                      \
+            return SHM_ERR_FABRIC;                                             \
+        }                                                                      \
+    } while (0)
+
+static struct fi_info *make_hints(const cdt_config_t *cfg, const char *prov, int with_atomic)
+{
+    struct fi_info *h = fi_allocinfo();
+    if (h == NULL)
+        return NULL;
+    h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+    if (with_atomic)
+        h->caps |= FI_ATOMIC;
+    h->mode = 0; /* we use op contexts to carry (op, PE): no FI_CONTEXT */
+    h->ep_attr->type = FI_EP_RDM;
+    /* VIRT_ADDR lets shm copy through the kernel; others grant offsets. */
+    h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY;
+    h->domain_attr->threading = cfg->thread_safe ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
+    h->domain_attr->data_progress = FI_PROGRESS_MANUAL;
+    h->domain_attr->control_progress = FI_PROGRESS_MANUAL;
+    /* No ordering asked: asking shm for it turns its fast path off. */
+    h->tx_attr->msg_order = 0;
+    h->rx_attr->msg_order = 0;
+    if (prov && *prov)
+        h->fabric_attr->prov_name = strdup(prov);
+    if (cfg->domain && *cfg->domain)
+        h->domain_attr->name = strdup(cfg->domain);
+    return h;
+}
+
+static shm_status_t choose_provider(const cdt_config_t *cfg)
+{
+    const char *prov = cfg->provider;
+    if (prov == NULL || *prov == '\0') {
+        const char *fip = shm_env_getenv("FI_PROVIDER");
+        prov = (fip && *fip) ? fip : (cfg->nnodes <= 1 ? "shm" : "tcp;ofi_rxm");
+    }
+    struct fi_info *info = NULL;
+    int rc = -FI_ENODATA;
+    for (int with_atomic = 1; with_atomic >= 0 && rc != 0; with_atomic--) {
+        struct fi_info *h = make_hints(cfg, prov, with_atomic);
+        if (h == NULL)
+            return SHM_ERR_NOMEM;
+        rc = fi_getinfo(OFI_API, NULL, NULL, 0, h, &info);
+        fi_freeinfo(h);
+    }
+    if (rc != 0 || info == NULL) {
+        shm_error("no libfabric provider '%s' with RDM endpoints and RMA (fi_getinfo: %s); "
+                  "set SHMEM_OFI_PROVIDER to one that `fi_info` lists",
+                  prov, fi_strerror(-rc));
+        return SHM_ERR_FABRIC;
+    }
+    cdt_ofi_g.info = info;
+    snprintf(cdt_ofi_g.prov_name, sizeof(cdt_ofi_g.prov_name), "%s",
+             info->fabric_attr->prov_name);
+    return SHM_OK;
+}
+
+static void fill_caps(const cdt_config_t *cfg)
+{
+    struct fi_info *info = cdt_ofi_g.info;
+    cdt_ofi_caps_t *c = &cdt_ofi_g.caps;
+    const cdt_ofi_prov_row_t *row = cdt_ofi_prov_row(cdt_ofi_g.prov_name);
+
+    c->mr_virt_addr = (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
+    c->mr_prov_key = (info->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0;
+    c->native_amo = (info->caps & FI_ATOMIC) != 0;
+    c->put_needs_dc = row->put_needs_dc < 0 ? !c->mr_virt_addr : row->put_needs_dc;
+    c->inject_honours_dc = row->inject_honours_dc;
+    c->cntr_wait_broken = row->cntr_wait_broken;
+    c->needs_target_progress = row->needs_target_progress;
+    c->inject_size = info->tx_attr->inject_size;
+    c->max_msg_size = info->ep_attr->max_msg_size;
+
+    size_t inject = c->inject_size;
+    if (cfg->inject_size && cfg->inject_size < inject)
+        inject = cfg->inject_size;
+    /* An inject that is not delivery-complete would let quiet return early. */
+    if (c->put_needs_dc && !c->inject_honours_dc)
+        inject = 0;
+    cdt_ofi_fast_g.inject_size = inject;
+    cdt_ofi_fast_g.bounce_size = cfg->bounce_size;
+    size_t frag = cfg->fragment_size ? cfg->fragment_size : (1u << 20);
+    if (c->max_msg_size && frag > c->max_msg_size)
+        frag = c->max_msg_size;
+    cdt_ofi_fast_g.frag_size = frag;
+    cdt_ofi_fast_g.yield = cfg->yield;
+}
+
+shm_status_t cdt_init(const cdt_config_t *cfg)
+{
+    shm_status_t st;
+    memset(&cdt_ofi_g, 0, sizeof(cdt_ofi_g));
+    cdt_ofi_g.cfg = *cfg;
+    if ((st = choose_provider(cfg)) != SHM_OK)
+        return st;
+    fill_caps(cfg);
+    if (cdt_ofi_g.caps.put_needs_dc)
+        cdt_ofi_g.info->tx_attr->op_flags |= FI_DELIVERY_COMPLETE;
+
+    OFI_CHECK(fi_fabric(cdt_ofi_g.info->fabric_attr, &cdt_ofi_g.fabric, NULL), "fi_fabric");
+    OFI_CHECK(fi_domain(cdt_ofi_g.fabric, cdt_ofi_g.info, &cdt_ofi_g.domain, NULL),
+              "fi_domain");
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)cfg->size};
+    OFI_CHECK(fi_av_open(cdt_ofi_g.domain, &av_attr, &cdt_ofi_g.av, NULL), "fi_av_open");
+
+    cdt_ofi_fast_g.rseg = calloc((size_t)cfg->size * SHM_NSEGS, sizeof(cdt_ofi_rseg_t));
+    if (cdt_ofi_fast_g.rseg == NULL)
+        return SHM_ERR_NOMEM;
+    SHM_INFO(OFI, "provider %s, inject %zu (provider %zu), mr %s%s, amo %s, put %s",
+             cdt_ofi_g.prov_name, cdt_ofi_fast_g.inject_size, cdt_ofi_g.caps.inject_size,
+             cdt_ofi_g.caps.mr_virt_addr ? "virt-addr" : "offset",
+             cdt_ofi_g.caps.mr_prov_key ? "+prov-key" : "",
+             cdt_ofi_g.caps.native_amo ? "native" : "none",
+             cdt_ofi_g.caps.put_needs_dc ? "delivery-complete" : "transmit-complete");
+    return SHM_OK;
+}
+
+shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
+{
+    memset(ctx, 0, sizeof(*ctx));
+    ctx->flags = flags;
+    struct fi_cntr_attr cattr = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
+    struct fi_cq_attr qattr = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE,
+                               .size = 256};
+    OFI_CHECK(fi_endpoint(cdt_ofi_g.domain, cdt_ofi_g.info, &ctx->ep, NULL), "fi_endpoint");
+    OFI_CHECK(fi_cntr_open(cdt_ofi_g.domain, &cattr, &ctx->put_cntr, NULL), "fi_cntr_open");
+    OFI_CHECK(fi_cntr_open(cdt_ofi_g.domain, &cattr, &ctx->get_cntr, NULL), "fi_cntr_open");
+    OFI_CHECK(fi_cq_open(cdt_ofi_g.domain, &qattr, &ctx->cq, NULL), "fi_cq_open");
+    OFI_CHECK(fi_ep_bind(ctx->ep, &cdt_ofi_g.av->fid, 0), "fi_ep_bind(av)");
+    OFI_CHECK(fi_ep_bind(ctx->ep, &ctx->put_cntr->fid, FI_WRITE), "fi_ep_bind(put counter)");
+    OFI_CHECK(fi_ep_bind(ctx->ep, &ctx->get_cntr->fid, FI_READ), "fi_ep_bind(get counter)");
+    OFI_CHECK(fi_ep_bind(ctx->ep, &ctx->cq->fid,
+                         FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION),
+              "fi_ep_bind(cq)");
+    OFI_CHECK(fi_enable(ctx->ep), "fi_enable");
+
+    /* Threads sharing a context would race on the bounce ring: they skip it. */
+    long n = cdt_ofi_g.cfg.bounce_buffers;
+    if (!(flags & CDT_CTX_SHARED) && n > 0 && cdt_ofi_fast_g.bounce_size > 0) {
+        ctx->bounce = malloc((size_t)n * cdt_ofi_fast_g.bounce_size);
+        if (ctx->bounce == NULL)
+            return SHM_ERR_NOMEM;
+        ctx->bounce_n = (unsigned)n;
+    }
+    if (cdt_ofi_g.dflt == NULL)
+        cdt_ofi_g.dflt = ctx;
+    return SHM_OK;
+}
+
+void cdt_ctx_fini(cdt_ctx_t *ctx)
+{
+    if (ctx->ep)
+        fi_close(&ctx->ep->fid);
+    if (ctx->cq)
+        fi_close(&ctx->cq->fid);
+    if (ctx->put_cntr)
+        fi_close(&ctx->put_cntr->fid);
+    if (ctx->get_cntr)
+        fi_close(&ctx->get_cntr->fid);
+    free(ctx->bounce);
+    if (cdt_ofi_g.dflt == ctx)
+        cdt_ofi_g.dflt = NULL;
+    memset(ctx, 0, sizeof(*ctx));
+}
+
+shm_status_t cdt_seg_expose(int seg, void *base, size_t len)
+{
+    if (len == 0)
+        return SHM_OK;
+    uint64_t access = FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE;
+    OFI_CHECK(fi_mr_reg(cdt_ofi_g.domain, base, len, access, 0, (uint64_t)seg + 1, 0,
+                        &cdt_ofi_g.mr[seg], NULL),
+              "fi_mr_reg");
+    cdt_ofi_g.seg_base[seg] = (uint64_t)(uintptr_t)base;
+    cdt_ofi_g.seg_len[seg] = len;
+    return SHM_OK;
+}
+
+shm_status_t cdt_connect(void)
+{
+    int n = cdt_ofi_g.cfg.size;
+    ofi_card_t card = {0};
+    size_t namelen = sizeof(card.name);
+    OFI_CHECK(fi_getname(&cdt_ofi_g.dflt->ep->fid, card.name, &namelen), "fi_getname");
+    card.namelen = (uint32_t)namelen;
+    for (int s = 0; s < SHM_NSEGS; s++) {
+        card.seg[s].base = cdt_ofi_g.caps.mr_virt_addr ? cdt_ofi_g.seg_base[s] : 0;
+        card.seg[s].key = cdt_ofi_g.mr[s] ? fi_mr_key(cdt_ofi_g.mr[s]) : 0;
+    }
+    shm_status_t st = shm_rt_put(OFI_KEY, &card, sizeof(card));
+    if (st == SHM_OK)
+        st = shm_rt_exchange();
+    if (st != SHM_OK)
+        return st;
+
+    char *names = malloc((size_t)n * OFI_NAME_MAX);
+    fi_addr_t *addrs = malloc((size_t)n * sizeof(fi_addr_t));
+    if (names == NULL || addrs == NULL) {
+        st = SHM_ERR_NOMEM;
+        goto out_free;
+    }
+    size_t stride = 0;
+    for (int pe = 0; pe < n; pe++) {
+        ofi_card_t c;
+        if ((st = shm_rt_get(pe, OFI_KEY, &c, sizeof(c))) != SHM_OK)
+            goto out_free;
+        if (stride == 0)
+            stride = c.namelen;
+        if (c.namelen != stride) {
+            shm_error("PE %d has an endpoint name of %u bytes, PE 0 of %zu: are all PEs on "
+                      "the same provider?", pe, c.namelen, stride);
+            st = SHM_ERR_FABRIC;
+            goto out_free;
+        }
+        memcpy(names + (size_t)pe * stride, c.name, stride);
+        memcpy(&cdt_ofi_fast_g.rseg[(size_t)pe * SHM_NSEGS], c.seg, sizeof(c.seg));
+    }
+    /* Names are packed back to back at their common length, in rank order. */
+    int rc = fi_av_insert(cdt_ofi_g.av, names, (size_t)n, addrs, 0, NULL);
+    if (rc != n) {
+        shm_error("fi_av_insert of %d peers returned %d (%s)", n, rc,
+                  rc < 0 ? fi_strerror(-rc) : "partial");
+        st = SHM_ERR_FABRIC;
+        goto out_free;
+    }
+    for (int pe = 0; pe < n; pe++)
+        if (addrs[pe] != (fi_addr_t)pe) {
+            shm_error("address vector gave PE %d the address %llu", pe,
+                      (unsigned long long)addrs[pe]);
+            st = SHM_ERR_FABRIC;
+            goto out_free;
+        }
+out_free:
+    free(names);
+    free(addrs);
+    return st;
+}
+
+void cdt_progress(void)
+{
+    cdt_ctx_t *d = cdt_ofi_g.dflt;
+    if (d)
+        fi_cq_read(d->cq, NULL, 0);
+}
+
+void cdt_poll_idle(void)
+{
+    cdt_progress();
+    if (cdt_ofi_fast_g.yield)
+        sched_yield();
+}
+
+static void *progress_main(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {.tv_sec = 0,
+                          .tv_nsec = cdt_ofi_g.cfg.progress_interval_us * 1000L};
+    while (!cdt_ofi_g.progress_stop) {
+        cdt_progress();
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+shm_status_t cdt_progress_thread_start(void)
+{
+    if (!cdt_ofi_g.cfg.progress_thread)
+        return SHM_OK;
+    cdt_ofi_g.progress_stop = 0;
+    if (pthread_create(&cdt_ofi_g.progress_tid, NULL, progress_main, NULL) != 0)
+        return SHM_ERR_NOMEM;
+    cdt_ofi_g.progress_running = 1;
+    return SHM_OK;
+}
+
+void cdt_fini(void)
+{
+    if (cdt_ofi_g.progress_running) {
+        cdt_ofi_g.progress_stop = 1;
+        pthread_join(cdt_ofi_g.progress_tid, NULL);
+        cdt_ofi_g.progress_running = 0;
+    }
+    for (int s = 0; s < SHM_NSEGS; s++)
+        if (cdt_ofi_g.mr[s])
+            fi_close(&cdt_ofi_g.mr[s]->fid);
+    if (cdt_ofi_g.av)
+        fi_close(&cdt_ofi_g.av->fid);
+    if (cdt_ofi_g.domain)
+        fi_close(&cdt_ofi_g.domain->fid);
+    if (cdt_ofi_g.fabric)
+        fi_close(&cdt_ofi_g.fabric->fid);
+    if (cdt_ofi_g.info)
+        fi_freeinfo(cdt_ofi_g.info);
+    free(cdt_ofi_fast_g.rseg);
+    memset(&cdt_ofi_fast_g, 0, sizeof(cdt_ofi_fast_g));
+    memset(&cdt_ofi_g, 0, sizeof(cdt_ofi_g));
+}
+
+const char *cdt_provider_name(void)
+{
+    return cdt_ofi_g.prov_name[0] ? cdt_ofi_g.prov_name : "(none)";
+}
+
+void cdt_info_print(FILE *f)
+{
+    const cdt_ofi_caps_t *c = &cdt_ofi_g.caps;
+    fprintf(f, "ofishmem conduit: libfabric %u.%u, provider %s, domain %s\n",
+            FI_MAJOR(fi_version()), FI_MINOR(fi_version()), cdt_provider_name(),
+            cdt_ofi_g.info ? cdt_ofi_g.info->domain_attr->name : "-");
+    fprintf(f, "  addressing %s, keys %s; atomics %s; puts %s\n",
+            c->mr_virt_addr ? "virtual" : "offset", c->mr_prov_key ? "provider" : "requested",
+            c->native_amo ? "native (fabric)" : "not offered by provider",
+            c->put_needs_dc ? "delivery-complete" : "complete when counted");
+    fprintf(f, "  inject <= %zu B (provider %zu), bounce <= %zu B x %ld, fragments of %zu B\n",
+            cdt_ofi_fast_g.inject_size, c->inject_size, cdt_ofi_fast_g.bounce_size,
+            cdt_ofi_g.cfg.bounce_buffers, cdt_ofi_fast_g.frag_size);
+    fprintf(f, "  progress thread %s, yield while polling %s\n",
+            cdt_ofi_g.progress_running ? "on" : "off", cdt_ofi_fast_g.yield ? "on" : "off");
+}

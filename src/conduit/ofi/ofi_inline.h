@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Fast paths of the libfabric conduit. Only what every small operation
+ * needs is here; EAGAIN retries, fragmentation, waiting and error reports
+ * live out of line in ofi_rma.c.
+ */
+#ifndef SHM_CONDUIT_OFI_INLINE_H
+#define SHM_CONDUIT_OFI_INLINE_H
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <string.h>
+
+#include "core/status.h"
+#include "heap/heap.h"
+
+/* Remote segment of one PE: what to add to an offset, and the key. */
+typedef struct {
+    uint64_t base;
+    uint64_t key;
+} cdt_ofi_rseg_t;
+
+/* Operations named in error reports (carried in the op context). */
+typedef enum {
+    CDT_OP_PUT = 1,
+    CDT_OP_GET,
+    CDT_OP_AMO,
+    CDT_OP_FETCH_AMO,
+} cdt_ofi_op_t;
+
+typedef struct {
+    cdt_ofi_rseg_t *rseg;       /* [pe * SHM_NSEGS + seg] */
+    size_t inject_size;         /* 0 when injects are not remotely complete */
+    size_t bounce_size;
+    size_t frag_size;
+    int yield;
+} cdt_ofi_fast_t;
+
+extern cdt_ofi_fast_t cdt_ofi_fast_g;
+
+struct cdt_ctx {
+    struct fid_ep *ep;
+    struct fid_cntr *put_cntr; /* FI_WRITE completions (puts, non-fetching AMOs) */
+    struct fid_cntr *get_cntr; /* FI_READ completions (gets, fetching AMOs) */
+    struct fid_cq *cq;         /* errors only (selective completion) */
+    uint64_t put_issued, get_issued;
+    uint64_t put_done, get_done;   /* last counter values seen complete */
+    uint64_t put_err, get_err;     /* error counts already reported */
+    char *bounce;                  /* bounce_n slots of bounce_size */
+    unsigned bounce_next, bounce_n;
+    unsigned flags;
+};
+
+/* Out of line (ofi_rma.c). */
+void cdt_ofi_put_slow(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *src,
+                      size_t bytes, int pe, int blocking);
+void cdt_ofi_get_slow(cdt_ctx_t *ctx, void *dst, uint64_t raddr, uint64_t key, size_t bytes,
+                      int pe, int blocking);
+void cdt_ofi_inject_retry(cdt_ctx_t *ctx, ssize_t rc, uint64_t raddr, uint64_t key,
+                          const void *src, size_t bytes, int pe);
+void cdt_ofi_wait_puts(cdt_ctx_t *ctx);
+void cdt_ofi_wait_gets(cdt_ctx_t *ctx);
+
+#define CDT_OFI_OPCTX(op, pe) ((void *)(((uintptr_t)(op) << 32) | (uint32_t)(pe)))
+
+static inline uint64_t cdt_ofi_count(cdt_ctx_t *ctx, uint64_t *cnt, uint64_t n)
+{
+    if (ctx->flags & 0x1 /* CDT_CTX_SHARED */)
+        return __atomic_add_fetch(cnt, n, __ATOMIC_RELAXED);
+    return *cnt += n;
+}
+
+static inline void cdt_put(cdt_ctx_t *ctx, int seg, size_t off, const void *src, size_t bytes,
+                           int pe)
+{
+    const cdt_ofi_rseg_t *r = &cdt_ofi_fast_g.rseg[pe * SHM_NSEGS + seg];
+    if (bytes <= cdt_ofi_fast_g.inject_size) {
+        ssize_t rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)pe, r->base + off, r->key);
+        if (shm_unlikely(rc != 0))
+            cdt_ofi_inject_retry(ctx, rc, r->base + off, r->key, src, bytes, pe);
+        cdt_ofi_count(ctx, &ctx->put_issued, 1);
+        return;
+    }
+    cdt_ofi_put_slow(ctx, r->base + off, r->key, src, bytes, pe, 1);
+}
+
+static inline void cdt_put_nbi(cdt_ctx_t *ctx, int seg, size_t off, const void *src,
+                               size_t bytes, int pe)
+{
+    const cdt_ofi_rseg_t *r = &cdt_ofi_fast_g.rseg[pe * SHM_NSEGS + seg];
+    if (bytes <= cdt_ofi_fast_g.inject_size) {
+        ssize_t rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)pe, r->base + off, r->key);
+        if (shm_unlikely(rc != 0))
+            cdt_ofi_inject_retry(ctx, rc, r->base + off, r->key, src, bytes, pe);
+        cdt_ofi_count(ctx, &ctx->put_issued, 1);
+        return;
+    }
+    cdt_ofi_put_slow(ctx, r->base + off, r->key, src, bytes, pe, 0);
+}
+
+static inline void cdt_get(cdt_ctx_t *ctx, void *dst, int seg, size_t off, size_t bytes, int pe)
+{
+    const cdt_ofi_rseg_t *r = &cdt_ofi_fast_g.rseg[pe * SHM_NSEGS + seg];
+    cdt_ofi_get_slow(ctx, dst, r->base + off, r->key, bytes, pe, 1);
+}
+
+static inline void cdt_get_nbi(cdt_ctx_t *ctx, void *dst, int seg, size_t off, size_t bytes,
+                               int pe)
+{
+    const cdt_ofi_rseg_t *r = &cdt_ofi_fast_g.rseg[pe * SHM_NSEGS + seg];
+    cdt_ofi_get_slow(ctx, dst, r->base + off, r->key, bytes, pe, 0);
+}
+
+static inline void cdt_quiet(cdt_ctx_t *ctx)
+{
+    if (ctx->put_done != __atomic_load_n(&ctx->put_issued, __ATOMIC_RELAXED))
+        cdt_ofi_wait_puts(ctx);
+    if (ctx->get_done != __atomic_load_n(&ctx->get_issued, __ATOMIC_RELAXED))
+        cdt_ofi_wait_gets(ctx);
+    if (!(ctx->flags & 0x1))
+        ctx->bounce_next = 0;
+}
+
+/*
+ * No provider here keeps an atomic ordered before a later put to the same
+ * word (PROVIDERS.md), so ordering is bought with completion.
+ */
+static inline void cdt_fence(cdt_ctx_t *ctx)
+{
+    cdt_quiet(ctx);
+}
+
+#endif /* SHM_CONDUIT_OFI_INLINE_H */

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Slow paths of the data path: bounce buffers, fragmentation, EAGAIN
+ * retries, waiting on counters and turning libfabric errors into one
+ * message that names the PE, the operation and the error.
+ */
+#include <sched.h>
+
+#include "conduit/conduit.h"
+#include "conduit/ofi/ofi.h"
+#include "core/log.h"
+
+static const char *op_name(uintptr_t op)
+{
+    switch (op) {
+    case CDT_OP_PUT: return "put";
+    case CDT_OP_GET: return "get";
+    case CDT_OP_AMO: return "atomic";
+    case CDT_OP_FETCH_AMO: return "fetching atomic";
+    default: return "operation";
+    }
+}
+
+/* An error was counted: read the CQ error entry and end the job with it. */
+__attribute__((noreturn, cold)) static void report_cq_error(cdt_ctx_t *ctx, const char *what)
+{
+    struct fi_cq_err_entry err = {0};
+    ssize_t rc = fi_cq_readerr(ctx->cq, &err, 0);
+    for (int tries = 0; rc == -FI_EAGAIN && tries < 1000; tries++) {
+        fi_cq_read(ctx->cq, NULL, 0);
+        rc = fi_cq_readerr(ctx->cq, &err, 0);
+    }
+    if (rc < 0)
+        shm_fatal("%s failed on provider %s (no error entry: %s)", what, cdt_provider_name(),
+                  fi_strerror((int)-rc));
+    uintptr_t c = (uintptr_t)err.op_context;
+    char pebuf[32] = "unknown PE";
+    if (c != 0)
+        snprintf(pebuf, sizeof(pebuf), "PE %u", (unsigned)(c & 0xffffffffu));
+    const char *perr =
+        fi_cq_strerror(ctx->cq, err.prov_errno, err.err_data, NULL, 0);
+    shm_fatal("%s to %s failed on provider %s: %s (provider: %s)",
+              c ? op_name(c >> 32) : what, pebuf, cdt_provider_name(), fi_strerror(err.err),
+              perr ? perr : "-");
+}
+
+__attribute__((noreturn, cold)) void cdt_ofi_fatal_rc(const char *op, int pe, ssize_t rc)
+{
+    shm_fatal("%s to PE %d failed on provider %s: %s", op, pe, cdt_provider_name(),
+              fi_strerror((int)-rc));
+}
+
+/* Drive this context's endpoint (and the default one, for incoming traffic). */
+static void ctx_progress(cdt_ctx_t *ctx)
+{
+    fi_cq_read(ctx->cq, NULL, 0);
+    cdt_progress();
+}
+
+/* Issue an operation, retrying on -FI_EAGAIN with progress in between. */
+#define CDT_RETRY(ctx, call, opname, pe)                                       \
+    do {                                                                       \
+        ssize_t rc_;                                                           \
+        while ((rc_ = (call)) == -FI_EAGAIN)                                   \
+            ctx_progress(ctx);                                                 \
+        if (shm_unlikely(rc_ != 0))                                            \
+            cdt_ofi_fatal_rc(opname, pe, rc_);                                 \
+    } while (0)
+
+void cdt_ofi_inject_retry(cdt_ctx_t *ctx, ssize_t rc, uint64_t raddr, uint64_t key,
+                          const void *src, size_t bytes, int pe)
+{
+    while (rc == -FI_EAGAIN) {
+        ctx_progress(ctx);
+        rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)pe, raddr, key);
+    }
+    if (rc != 0)
+        cdt_ofi_fatal_rc("put", pe, rc);
+}
+
+static void wait_cntr(cdt_ctx_t *ctx, struct fid_cntr *cntr, uint64_t *issued, uint64_t *done,
+                      uint64_t *errs, const char *what)
+{
+    uint64_t target = __atomic_load_n(issued, __ATOMIC_RELAXED);
+    for (;;) {
+        uint64_t v = fi_cntr_read(cntr);
+        if (v >= target) {
+            /* Shared contexts: keep the largest value any thread saw. */
+            uint64_t d = __atomic_load_n(done, __ATOMIC_RELAXED);
+            while (d < target && !__atomic_compare_exchange_n(done, &d, target, 0,
+                                                                 __ATOMIC_RELAXED,
+                                                                 __ATOMIC_RELAXED))
+                ;
+            return;
+        }
+        uint64_t e = fi_cntr_readerr(cntr);
+        if (shm_unlikely(e != __atomic_load_n(errs, __ATOMIC_RELAXED))) {
+            __atomic_store_n(errs, e, __ATOMIC_RELAXED);
+            report_cq_error(ctx, what);
+        }
+        ctx_progress(ctx);
+        if (cdt_ofi_fast_g.yield)
+            sched_yield();
+    }
+}
+
+void cdt_ofi_wait_puts(cdt_ctx_t *ctx)
+{
+    wait_cntr(ctx, ctx->put_cntr, &ctx->put_issued, &ctx->put_done, &ctx->put_err, "put");
+}
+
+void cdt_ofi_wait_gets(cdt_ctx_t *ctx)
+{
+    wait_cntr(ctx, ctx->get_cntr, &ctx->get_issued, &ctx->get_done, &ctx->get_err, "get");
+}
+
+/* A free bounce slot; when all are in flight, drain the context's puts. */
+static char *bounce_slot(cdt_ctx_t *ctx)
+{
+    if (ctx->bounce_next == ctx->bounce_n) {
+        cdt_ofi_wait_puts(ctx);
+        ctx->bounce_next = 0;
+    }
+    return ctx->bounce + (size_t)ctx->bounce_next++ * cdt_ofi_fast_g.bounce_size;
+}
+
+void cdt_ofi_put_slow(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *src,
+                      size_t bytes, int pe, int blocking)
+{
+    void *opctx = CDT_OFI_OPCTX(CDT_OP_PUT, pe);
+    if (bytes <= cdt_ofi_fast_g.bounce_size && ctx->bounce_n) {
+        char *b = bounce_slot(ctx);
+        memcpy(b, src, bytes);
+        CDT_RETRY(ctx, fi_write(ctx->ep, b, bytes, NULL, (fi_addr_t)pe, raddr, key, opctx),
+                  "put", pe);
+        cdt_ofi_count(ctx, &ctx->put_issued, 1);
+        return;
+    }
+    /* All fragments in flight at once; the provider pipelines them. */
+    const char *p = src;
+    size_t frag = cdt_ofi_fast_g.frag_size;
+    uint64_t n = 0;
+    for (size_t done = 0; done < bytes; done += frag, n++) {
+        size_t len = bytes - done < frag ? bytes - done : frag;
+        CDT_RETRY(ctx,
+                  fi_write(ctx->ep, p + done, len, NULL, (fi_addr_t)pe, raddr + done, key, opctx),
+                  "put", pe);
+        cdt_ofi_count(ctx, &ctx->put_issued, 1);
+    }
+    if (blocking)
+        cdt_ofi_wait_puts(ctx);
+}
+
+void cdt_ofi_get_slow(cdt_ctx_t *ctx, void *dst, uint64_t raddr, uint64_t key, size_t bytes,
+                      int pe, int blocking)
+{
+    void *opctx = CDT_OFI_OPCTX(CDT_OP_GET, pe);
+    char *p = dst;
+    size_t frag = cdt_ofi_fast_g.frag_size;
+    for (size_t done = 0; done < bytes; done += frag) {
+        size_t len = bytes - done < frag ? bytes - done : frag;
+        CDT_RETRY(ctx,
+                  fi_read(ctx->ep, p + done, len, NULL, (fi_addr_t)pe, raddr + done, key, opctx),
+                  "get", pe);
+        cdt_ofi_count(ctx, &ctx->get_issued, 1);
+    }
+    if (blocking)
+        cdt_ofi_wait_gets(ctx);
+}

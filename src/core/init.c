@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* shmem_init / shmem_finalize and the library's state. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/init.h"
+#include "core/rma.h"
+#include "runtime/rt.h"
+
+shm_state_t shm_state_g;
+struct shm_ctx shm_ctx_default_g;
+
+#define SHM_INTERNAL_WORDS 64 /* barrier flags: one per dissemination round */
+
+void shm_bad_pe(const char *fn, int pe)
+{
+    if (shm_state_g.run_state != SHM_STATE_RUNNING)
+        shm_not_running(fn);
+    shm_fatal("%s: PE %d is out of range (the job has PEs 0..%d)", fn, pe, shm_state_g.npes - 1);
+}
+
+void shm_bad_addr(const char *fn, const void *addr, size_t len, const char *what)
+{
+    if (shm_state_g.run_state != SHM_STATE_RUNNING)
+        shm_not_running(fn);
+    shm_fatal("%s: %s %p (+%zu bytes) is not symmetric: it is not (entirely) in the symmetric "
+              "heap [%p, %p) nor in the program's data/BSS",
+              fn, what, addr, len, (void *)shm_seg_g[SHM_SEG_HEAP].base,
+              (void *)(shm_seg_g[SHM_SEG_HEAP].base + shm_seg_g[SHM_SEG_HEAP].len));
+}
+
+void shm_not_running(const char *fn)
+{
+    shm_fatal("%s called %s", fn,
+              shm_state_g.run_state == SHM_STATE_NEW ? "before shmem_init"
+                                                     : "after shmem_finalize");
+}
+
+static int online_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static int yield_wanted(const char *mode, int local_pes)
+{
+    if (strcmp(mode, "on") == 0 || strcmp(mode, "1") == 0)
+        return 1;
+    if (strcmp(mode, "off") == 0 || strcmp(mode, "0") == 0)
+        return 0;
+    if (strcmp(mode, "auto") != 0)
+        shm_fatal("SHMEM_YIELD='%s' is not valid: expected on, off or auto", mode);
+    return local_pes > online_cores();
+}
+
+static void at_exit_finalize(void)
+{
+    /* 1.6: a program that returns from main without shmem_finalize is finalized. */
+    if (shm_state_g.run_state == SHM_STATE_RUNNING)
+        shm_core_finalize();
+}
+
+void shm_core_init(int requested)
+{
+    if (shm_state_g.run_state == SHM_STATE_RUNNING)
+        return;
+    if (shm_state_g.run_state == SHM_STATE_FINALIZED)
+        shm_fatal("shmem_init called after shmem_finalize: the library cannot be restarted");
+
+    shm_status_t st = shm_rt_init();
+    if (st != SHM_OK)
+        shm_fatal("cannot reach the launcher (PMIx): %s", shm_status_str(st));
+    shm_log_set_identity(shm_rt_g.rank);
+
+    char err[256];
+    if (shm_env_load(&shm_env_g, shm_env_getenv, err, sizeof(err)) != SHM_OK)
+        shm_fatal("%s", err);
+    if (shm_log_configure(shm_env_g.LOG_LEVEL) != SHM_OK)
+        shm_fatal("SHMEM_LOG_LEVEL='%s' is not valid: expected error|warn|info|debug|trace, "
+                  "optionally with sub=level pairs",
+                  shm_env_g.LOG_LEVEL);
+
+    shm_state_g.me = shm_rt_g.rank;
+    shm_state_g.npes = shm_rt_g.size;
+    shm_state_g.thread_level = requested;
+    shm_state_g.debug = shm_env_g.DEBUG;
+
+    if ((st = shm_heap_init(shm_env_g.SYMMETRIC_SIZE)) != SHM_OK)
+        shm_fatal("symmetric heap: %s", shm_status_str(st));
+
+    int thread_safe = requested == SHMEM_THREAD_MULTIPLE || shm_env_g.PROGRESS_THREAD;
+    cdt_config_t cfg = {
+        .rank = shm_rt_g.rank,
+        .size = shm_rt_g.size,
+        .local_size = shm_rt_g.local_size,
+        .nnodes = shm_rt_g.nnodes,
+        .provider = shm_env_g.OFI_PROVIDER,
+        .domain = shm_env_g.OFI_DOMAIN,
+        .thread_safe = thread_safe,
+        .inject_size = shm_env_g.INJECT_SIZE,
+        .bounce_size = shm_env_g.BOUNCE_SIZE,
+        .bounce_buffers = shm_env_g.BOUNCE_BUFFERS,
+        .fragment_size = shm_env_g.FRAGMENT_SIZE,
+        .progress_thread = shm_env_g.PROGRESS_THREAD,
+        .progress_interval_us = shm_env_g.PROGRESS_INTERVAL,
+        .yield = yield_wanted(shm_env_g.YIELD, shm_rt_g.local_size),
+    };
+    if ((st = cdt_init(&cfg)) != SHM_OK)
+        shm_fatal("network initialisation failed: %s", shm_status_str(st));
+    for (int s = 0; s < SHM_NSEGS; s++)
+        if ((st = cdt_seg_expose(s, (void *)shm_seg_g[s].base, shm_seg_g[s].len)) != SHM_OK)
+            shm_fatal("cannot register %s segment: %s", s == SHM_SEG_HEAP ? "heap" : "data",
+                      shm_status_str(st));
+    unsigned ctx_flags = requested == SHMEM_THREAD_MULTIPLE ? CDT_CTX_SHARED : 0;
+    if ((st = cdt_ctx_init(&shm_ctx_default_g.cdt, ctx_flags)) != SHM_OK)
+        shm_fatal("default context: %s", shm_status_str(st));
+    shm_ctx_default_g.is_default = 1;
+    if ((st = cdt_connect()) != SHM_OK)
+        shm_fatal("address exchange failed: %s", shm_status_str(st));
+    if ((st = cdt_progress_thread_start()) != SHM_OK)
+        shm_fatal("cannot start the progress thread");
+
+    /* First allocation, same on every PE: the library's own symmetric words. */
+    shm_state_g.barrier_psync = shm_heap_alloc(SHM_INTERNAL_WORDS * sizeof(uint64_t), 0);
+    if (shm_state_g.barrier_psync == NULL)
+        shm_fatal("symmetric heap too small for the library's own use");
+    memset(shm_state_g.barrier_psync, 0, SHM_INTERNAL_WORDS * sizeof(uint64_t));
+    shm_state_g.barrier_epoch = 0;
+
+    shm_state_g.run_state = SHM_STATE_RUNNING;
+    if (shm_state_g.me == 0 && (shm_env_g.VERSION || shm_env_g.INFO))
+        printf("ofishmem %s (OpenSHMEM %d.%d), %d PEs, provider %s\n", OFISHMEM_VERSION_STRING,
+               SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, shm_state_g.npes, cdt_provider_name());
+    if (shm_state_g.me == 0 && shm_env_g.INFO) {
+        shm_env_print(stdout, &shm_env_g, 0);
+        cdt_info_print(stdout);
+        fflush(stdout);
+    }
+    static int registered;
+    if (!registered && atexit(at_exit_finalize) == 0)
+        registered = 1;
+    /* Every PE's memory is registered and every address known before anyone returns. */
+    if ((st = shm_rt_barrier()) != SHM_OK)
+        shm_fatal("init barrier failed: %s", shm_status_str(st));
+}
+
+void shm_core_finalize(void)
+{
+    if (shm_state_g.run_state != SHM_STATE_RUNNING)
+        return;
+    cdt_quiet(&shm_ctx_default_g.cdt);
+    shm_coll_barrier_world();
+    shm_state_g.run_state = SHM_STATE_FINALIZED;
+    /* Nobody may still target our memory when it goes: one more fence. */
+    shm_rt_barrier();
+    cdt_ctx_fini(&shm_ctx_default_g.cdt);
+    cdt_fini();
+    shm_heap_fini();
+    shm_rt_fini();
+}
+
+void shm_core_wait_progress(void)
+{
+    cdt_poll_idle();
+}

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Runtime: who am I, who are my peers, and one key/value exchange.
+ * Backed by PMIx (oshrun, Slurm, Open MPI); a process started without a
+ * launcher is a job of one PE.
+ */
+#ifndef SHM_RUNTIME_RT_H
+#define SHM_RUNTIME_RT_H
+
+#include <stddef.h>
+
+#include "core/status.h"
+
+typedef struct {
+    int rank;
+    int size;
+    int local_rank;  /* rank among the PEs of this host */
+    int local_size;
+    int *local_peers; /* local_size world ranks sharing this host, ascending */
+    int *node_of;     /* size entries: node index of every PE (0.. nnodes-1) */
+    int nnodes;
+    int singleton;   /* started without a launcher */
+    char nspace[256];
+} shm_rt_info_t;
+
+extern shm_rt_info_t shm_rt_g;
+
+shm_status_t shm_rt_init(void);
+void shm_rt_fini(void);
+
+/* Publish a value under key; visible to every PE after shm_rt_exchange(). */
+shm_status_t shm_rt_put(const char *key, const void *buf, size_t len);
+/* Commit and fence with data collection: the one exchange of init. */
+shm_status_t shm_rt_exchange(void);
+/* Fetch pe's value of key into buf (exactly len bytes expected). */
+shm_status_t shm_rt_get(int pe, const char *key, void *buf, size_t len);
+/* A barrier through the launcher (slow; used during init and finalize only). */
+shm_status_t shm_rt_barrier(void);
+
+/* End the whole job with status; msg may be empty. Never returns. */
+__attribute__((noreturn)) void shm_rt_abort(int status, const char *msg);
+
+#endif /* SHM_RUNTIME_RT_H */

@@ -213,6 +213,11 @@ SHM_P2P_DEPRECATED_TYPES(SHM_DECL_P2P_DEPRECATED)
 void shmem_wait_until(long *ivar, int cmp, long cmp_value); /* deprecated */
 void shmem_wait(long *ivar, long cmp_value);                /* deprecated */
 
+/* Families owned by their own headers (each with its C11 generics). */
+#include "ofishmem/decl_amo.h"    /* atomics, signals, locks, wait/test vectors */
+#include "ofishmem/decl_team.h"   /* teams and contexts */
+#include "ofishmem/decl_coll.h"   /* collectives */
+
 #include "ofishmem/generics.h"
 
 #ifdef __cplusplus

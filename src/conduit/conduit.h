@@ -76,5 +76,6 @@ void cdt_ctx_fini(cdt_ctx_t *ctx);
  * Every byte count is > 0 and pe is valid and not this PE: the caller checks.
  */
 #include "conduit/ofi/ofi_inline.h"
+#include "conduit/ofi/ofi_amo_inline.h"
 
 #endif /* SHM_CONDUIT_H */

@@ -54,6 +54,9 @@ typedef struct {
 
 extern cdt_ofi_t cdt_ofi_g;
 
+/* Fills the atomic capability table (ofi_amo.c); called by cdt_init after fill_caps. */
+void cdt_ofi_amo_init(void);
+
 __attribute__((noreturn, cold)) void cdt_ofi_fatal_rc(const char *op, int pe, ssize_t rc);
 
 #endif /* SHM_CONDUIT_OFI_H */

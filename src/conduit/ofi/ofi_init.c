@@ -129,6 +129,7 @@ shm_status_t cdt_init(const cdt_config_t *cfg)
     if ((st = choose_provider(cfg)) != SHM_OK)
         return st;
     fill_caps(cfg);
+    cdt_ofi_amo_init();
     if (cdt_ofi_g.caps.put_needs_dc)
         cdt_ofi_g.info->tx_attr->op_flags |= FI_DELIVERY_COMPLETE;
 

@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Teams and communication contexts: declarations (from the type tables) and C11 generics.
+ * Included by <shmem.h>; not meant to be included on its own.
+ */
+#ifndef OFISHMEM_DECL_TEAM_H
+#define OFISHMEM_DECL_TEAM_H
+
+#endif /* OFISHMEM_DECL_TEAM_H */

@@ -18,7 +18,8 @@ const char *shm_env_getenv(const char *name)
 
 shm_status_t shm_env_parse_size(const char *s, size_t *out_p)
 {
-    if (s == NULL || *s == '\0' || *s == '-')
+    /* strtoull would skip blanks and take a sign: demand a digit first. */
+    if (s == NULL || !isdigit((unsigned char)*s))
         return SHM_ERR_ENV;
     errno = 0;
     char *end;
@@ -144,6 +145,16 @@ static void fmt_value_SIZE(char *buf, size_t len, size_t v)
         snprintf(buf, len, "%zu", v);
 }
 
+/* Markdown table cells: a '|' would end the cell. */
+static void md_cell(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+}
+
 void shm_env_print(FILE *f, const shm_env_t *env, int markdown)
 {
     char buf[256];
@@ -155,8 +166,10 @@ void shm_env_print(FILE *f, const shm_env_t *env, int markdown)
     }
 #define SHM_ENV(nm, type, dflt, cat, help)                                     \
     if (markdown) {                                                            \
-        fprintf(f, "| `SHMEM_%s` | %s | `%s` | %s | %s |\n", #nm, #type,       \
-                *dflt ? dflt : "(empty)", cat, help);                          \
+        fprintf(f, "| `SHMEM_%s` | %s | `%s` | %s | ", #nm, #type,             \
+                *dflt ? dflt : "(empty)", cat);                                \
+        md_cell(f, help);                                                      \
+        fprintf(f, " |\n");                                                   \
     } else {                                                                   \
         fmt_value_##type(buf, sizeof(buf), env->nm);                           \
         fprintf(f, "  SHMEM_%-20s = %-12s [%s, default '%s']\n      %s\n", #nm, \

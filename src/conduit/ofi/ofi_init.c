@@ -8,6 +8,7 @@
 
 #include "conduit/conduit.h"
 #include "conduit/ofi/ofi.h"
+#include "conduit/ofi/ofi_plan.h"
 #include "core/env.h"
 #include "core/log.h"
 #include "runtime/rt.h"
@@ -106,18 +107,10 @@ static void fill_caps(const cdt_config_t *cfg)
     c->inject_size = info->tx_attr->inject_size;
     c->max_msg_size = info->ep_attr->max_msg_size;
 
-    size_t inject = c->inject_size;
-    if (cfg->inject_size && cfg->inject_size < inject)
-        inject = cfg->inject_size;
-    /* An inject that is not delivery-complete would let quiet return early. */
-    if (c->put_needs_dc && !c->inject_honours_dc)
-        inject = 0;
-    cdt_ofi_fast_g.inject_size = inject;
+    cdt_ofi_fast_g.inject_size = cdt_plan_inject_size(c->inject_size, cfg->inject_size,
+                                                      c->put_needs_dc, c->inject_honours_dc);
     cdt_ofi_fast_g.bounce_size = cfg->bounce_size;
-    size_t frag = cfg->fragment_size ? cfg->fragment_size : (1u << 20);
-    if (c->max_msg_size && frag > c->max_msg_size)
-        frag = c->max_msg_size;
-    cdt_ofi_fast_g.frag_size = frag;
+    cdt_ofi_fast_g.frag_size = cdt_plan_frag_size(cfg->fragment_size, c->max_msg_size);
     cdt_ofi_fast_g.yield = cfg->yield;
 }
 

@@ -15,6 +15,7 @@
 #include <rdma/fi_rma.h>
 #include <string.h>
 
+#include "conduit/ofi/ofi_plan.h"
 #include "core/status.h"
 #include "heap/heap.h"
 
@@ -74,32 +75,30 @@ static inline uint64_t cdt_ofi_count(cdt_ctx_t *ctx, uint64_t *cnt, uint64_t n)
     return *cnt += n;
 }
 
-static inline void cdt_put(cdt_ctx_t *ctx, int seg, size_t off, const void *src, size_t bytes,
-                           int pe)
+static inline void cdt_ofi_put(cdt_ctx_t *ctx, int seg, size_t off, const void *src,
+                               size_t bytes, int pe, int blocking)
 {
     const cdt_ofi_rseg_t *r = &cdt_ofi_fast_g.rseg[pe * SHM_NSEGS + seg];
-    if (bytes <= cdt_ofi_fast_g.inject_size) {
+    if (cdt_plan_put(bytes, cdt_ofi_fast_g.inject_size, 0, 0) == CDT_PATH_INJECT) {
         ssize_t rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)pe, r->base + off, r->key);
         if (shm_unlikely(rc != 0))
             cdt_ofi_inject_retry(ctx, rc, r->base + off, r->key, src, bytes, pe);
         cdt_ofi_count(ctx, &ctx->put_issued, 1);
         return;
     }
-    cdt_ofi_put_slow(ctx, r->base + off, r->key, src, bytes, pe, 1);
+    cdt_ofi_put_slow(ctx, r->base + off, r->key, src, bytes, pe, blocking);
+}
+
+static inline void cdt_put(cdt_ctx_t *ctx, int seg, size_t off, const void *src, size_t bytes,
+                           int pe)
+{
+    cdt_ofi_put(ctx, seg, off, src, bytes, pe, 1);
 }
 
 static inline void cdt_put_nbi(cdt_ctx_t *ctx, int seg, size_t off, const void *src,
                                size_t bytes, int pe)
 {
-    const cdt_ofi_rseg_t *r = &cdt_ofi_fast_g.rseg[pe * SHM_NSEGS + seg];
-    if (bytes <= cdt_ofi_fast_g.inject_size) {
-        ssize_t rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)pe, r->base + off, r->key);
-        if (shm_unlikely(rc != 0))
-            cdt_ofi_inject_retry(ctx, rc, r->base + off, r->key, src, bytes, pe);
-        cdt_ofi_count(ctx, &ctx->put_issued, 1);
-        return;
-    }
-    cdt_ofi_put_slow(ctx, r->base + off, r->key, src, bytes, pe, 0);
+    cdt_ofi_put(ctx, seg, off, src, bytes, pe, 0);
 }
 
 static inline void cdt_get(cdt_ctx_t *ctx, void *dst, int seg, size_t off, size_t bytes, int pe)

@@ -128,7 +128,7 @@ void cdt_ofi_put_slow(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *
                       size_t bytes, int pe, int blocking)
 {
     void *opctx = CDT_OFI_OPCTX(CDT_OP_PUT, pe);
-    if (bytes <= cdt_ofi_fast_g.bounce_size && ctx->bounce_n) {
+    if (cdt_plan_put(bytes, 0, cdt_ofi_fast_g.bounce_size, ctx->bounce_n) == CDT_PATH_BOUNCE) {
         char *b = bounce_slot(ctx);
         memcpy(b, src, bytes);
         CDT_RETRY(ctx, fi_write(ctx->ep, b, bytes, NULL, (fi_addr_t)pe, raddr, key, opctx),

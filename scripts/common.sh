@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Shared by scripts/demo and scripts/test: install missing Debian packages,
+# configure and build. Sourced, not run.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${OFISHMEM_BUILD_DIR:-$ROOT/build}
+JOBS=${JOBS:-$(nproc)}
+
+# Debian 12 packages the build and the tests need.
+OFISHMEM_DEBS=(build-essential cmake pkg-config libfabric-dev libfabric-bin libpmix-dev
+               libcmocka-dev iproute2 procps)
+
+ensure_debs() {
+    local missing=()
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+            missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "== installing Debian packages: ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    if [ -z "${OFISHMEM_APT_UPDATED:-}" ]; then
+        $sudo apt-get update -qq
+        export OFISHMEM_APT_UPDATED=1
+    fi
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        "${missing[@]}" >/dev/null
+}
+
+build_ofishmem() {
+    echo "== configuring and building in $BUILD"
+    cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+          -DCMAKE_INSTALL_PREFIX="$BUILD/prefix" "$@" >/dev/null
+    mkdir -p "$BUILD"
+    if ! cmake --build "$BUILD" -j "$JOBS" >"$BUILD/build.log" 2>&1; then
+        grep -E -A3 "error" "$BUILD/build.log" | head -60
+        echo "build failed: see $BUILD/build.log" >&2
+        exit 1
+    fi
+    grep -E "warning:" "$BUILD/build.log" | sort -u | head -20 || true
+    cmake --install "$BUILD" >/dev/null
+}

@@ -15,6 +15,7 @@
 shm_seg_t shm_seg_g[SHM_NSEGS];
 
 #define HEAP_MIN_ALIGN 64 /* a cache line: AMO words never share one by accident */
+#define HEAP_BASE_ALIGN ((size_t)1 << 30) /* the largest alignment shmem_align honours */
 
 static shm_alloc_t *heap_alloc;
 static void *heap_map;
@@ -71,11 +72,25 @@ shm_status_t shm_heap_init(size_t heap_size)
     if (heap_size < page)
         heap_size = page;
     heap_size = (heap_size + page - 1) & ~(page - 1);
-    void *m = mmap(NULL, heap_size, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) {
+    /*
+     * The allocator aligns offsets, so the base must be at least as aligned
+     * as any block: reserve extra address space and trim it to HEAP_BASE_ALIGN.
+     */
+    size_t reserve = heap_size + HEAP_BASE_ALIGN;
+    char *r = mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED) {
         shm_error("cannot map a symmetric heap of %zu bytes (SHMEM_SYMMETRIC_SIZE): %s",
                   heap_size, strerror(errno));
+        return SHM_ERR_NOMEM;
+    }
+    char *m = (char *)(((uintptr_t)r + HEAP_BASE_ALIGN - 1) & ~(uintptr_t)(HEAP_BASE_ALIGN - 1));
+    if (m > r)
+        munmap(r, (size_t)(m - r));
+    if (r + reserve > m + heap_size)
+        munmap(m + heap_size, (size_t)(r + reserve - (m + heap_size)));
+    if (mprotect(m, heap_size, PROT_READ | PROT_WRITE) != 0) {
+        shm_error("cannot map a symmetric heap of %zu bytes: %s", heap_size, strerror(errno));
+        munmap(m, heap_size);
         return SHM_ERR_NOMEM;
     }
     heap_alloc = shm_alloc_create(heap_size, HEAP_MIN_ALIGN);
@@ -116,7 +131,7 @@ void shm_heap_fini(void)
 
 void *shm_heap_alloc(size_t bytes, size_t align)
 {
-    if (bytes == 0 || heap_alloc == NULL)
+    if (bytes == 0 || heap_alloc == NULL || align > HEAP_BASE_ALIGN)
         return NULL;
     pthread_mutex_lock(&heap_lock);
     size_t off = shm_alloc_alloc(heap_alloc, bytes, align);

@@ -1,0 +1,300 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Tests for oshrun. Usage: launch_test.sh OSHRUN PROBE CASE
+# Each case starts oshrun with the PMIx probe (or a plain program) and checks
+# the exit status, the single "oshrun:" message, how long the job took to end,
+# that every PE it started is gone and that oshrun's temp dir was removed.
+# Only processes this script started are ever killed (see cleanup).
+set -u
+
+OSHRUN=$1
+PROBE=$2
+CASE=$3
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/launch_test.XXXXXX") || exit 1
+PIDDIR=$WORK/pids
+mkdir -p "$PIDDIR" "$WORK/tmp"
+# oshrun makes its private dir under $TMPDIR; point it here to check removal.
+export TMPDIR=$WORK/tmp
+BG_PID=""
+FAILED=0
+
+# Is $1 still one of our probe processes (and not a reused pid)?
+is_our_probe() {
+    local cmd
+    cmd=$( { tr '\0' ' ' <"/proc/$1/cmdline"; } 2>/dev/null) || return 1
+    [[ $cmd == *"$PROBE"* ]]
+}
+
+# shellcheck disable=SC2317  # called from the EXIT trap
+cleanup() {
+    if [[ -n $BG_PID ]] && kill -0 "$BG_PID" 2>/dev/null; then
+        kill -KILL "$BG_PID" 2>/dev/null
+        wait "$BG_PID" 2>/dev/null
+    fi
+    for f in "$PIDDIR"/pid.*; do
+        [[ -e $f ]] || continue
+        local pid
+        pid=$(cat "$f")
+        if is_our_probe "$pid"; then
+            kill -KILL "$pid" 2>/dev/null
+        fi
+    done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 99' INT TERM
+
+fail() {
+    echo "FAIL [$CASE]: $*" >&2
+    FAILED=1
+}
+
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# run_oshrun ARGS... : runs oshrun in the foreground; sets RC, MS, OUT, ERR.
+run_oshrun() {
+    local t0
+    t0=$(now_ms)
+    "$OSHRUN" "$@" >"$WORK/out" 2>"$WORK/err" </dev/null
+    RC=$?
+    MS=$(( $(now_ms) - t0 ))
+    OUT=$(cat "$WORK/out")
+    ERR=$(cat "$WORK/err")
+}
+
+expect_rc() {
+    [[ $RC == "$1" ]] || fail "exit status $RC, expected $1"
+}
+
+# The only "oshrun:" line on stderr must match the regex $1 (or be absent
+# when $1 is empty).
+expect_msg() {
+    local lines n
+    lines=$(grep '^oshrun:' "$WORK/err")
+    n=$(grep -c '^oshrun:' "$WORK/err")
+    if [[ -z $1 ]]; then
+        [[ $n == 0 ]] || fail "unexpected message(s): $lines"
+        return
+    fi
+    [[ $n == 1 ]] || fail "expected one oshrun message, got $n: $lines"
+    [[ $lines =~ $1 ]] || fail "message '$lines' does not match '$1'"
+}
+
+# The pid named in the message must be the one PE $1 recorded.
+expect_msg_pid() {
+    local want got
+    want=$(cat "$PIDDIR/pid.$1" 2>/dev/null)
+    got=$(sed -n 's/^oshrun: PE [0-9]* (pid \([0-9]*\)).*/\1/p' "$WORK/err")
+    [[ -n $want && $want == "$got" ]] || fail "message names pid '$got', PE $1 was '$want'"
+}
+
+expect_within() {
+    echo "[$CASE] job ended after $MS ms (bound $1 ms)"
+    (( MS <= $1 )) || fail "took $MS ms, more than $1 ms"
+}
+
+expect_pids() {
+    local n
+    n=$(ls "$PIDDIR" | wc -l)
+    [[ $n == "$1" ]] || fail "$n PEs recorded their pid, expected $1"
+}
+
+expect_all_gone() {
+    for f in "$PIDDIR"/pid.*; do
+        [[ -e $f ]] || continue
+        local pid
+        pid=$(cat "$f")
+        if is_our_probe "$pid"; then
+            fail "PE pid $pid ($f) is still running"
+        fi
+    done
+    local left
+    left=$(ls -A "$TMPDIR")
+    [[ -z $left ]] || fail "oshrun left files in TMPDIR: $left"
+}
+
+wait_for_pids() {
+    local i
+    for ((i = 0; i < 200; i++)); do
+        (( $(ls "$PIDDIR" | wc -l) >= $1 )) && return 0
+        sleep 0.05
+    done
+    fail "PEs did not start"
+    return 1
+}
+
+# A PE fails; the whole job must end with one message naming it.
+failure_case() {    # mode rc regex
+    run_oshrun -n 4 "$PROBE" "$1" "$PIDDIR"
+    echo "$ERR" >&2
+    expect_rc "$2"
+    expect_msg "$3"
+    [[ -z $3 ]] || expect_msg_pid 1
+    expect_within 5000
+    expect_pids 4
+    expect_all_gone
+}
+
+# oshrun itself gets signal $1; it forwards it and exits 128+sig.
+signal_case() {
+    set -m    # own process group: a script's background jobs ignore SIGINT
+    "$OSHRUN" -n 3 "$PROBE" idle "$PIDDIR" >"$WORK/out" 2>"$WORK/err" </dev/null &
+    BG_PID=$!
+    set +m
+    wait_for_pids 3 || return
+    local t0
+    t0=$(now_ms)
+    kill "-$1" "$BG_PID"
+    wait "$BG_PID"
+    RC=$?
+    MS=$(( $(now_ms) - t0 ))
+    BG_PID=""
+    cat "$WORK/err" >&2
+    expect_rc "$2"
+    expect_msg "^oshrun: received signal [0-9]+ \(.*\); ending the job$"
+    expect_within 5000
+    expect_all_gone
+}
+
+case $CASE in
+ok_n1 | ok_n4)
+    n=${CASE#ok_n}
+    run_oshrun -n "$n" "$PROBE" ok "$PIDDIR"
+    echo "$OUT"; echo "$ERR" >&2
+    expect_rc 0
+    expect_msg ""
+    [[ $OUT == *"pmix_probe: $n PEs ok"* ]] || fail "probe did not report success"
+    expect_pids "$n"
+    expect_all_gone
+    ;;
+ok_fence_nb)
+    # Without PMIx's local-only shortcut the fence goes through our fence_nb.
+    PMIX_MCA_pmix_server_fence_localonly_opt=0 OSHRUN_DEBUG=1 \
+        run_oshrun -n 3 "$PROBE" ok "$PIDDIR"
+    echo "$OUT"; echo "$ERR" >&2
+    expect_rc 0
+    [[ $OUT == *"pmix_probe: 3 PEs ok"* ]] || fail "probe did not report success"
+    grep -q 'fence_nb' "$WORK/err" || fail "fence_nb upcall was not used"
+    expect_all_gone
+    ;;
+final_exit5)
+    # Exiting non-zero after shmem_finalize does not end the job early, but
+    # the status is returned.
+    run_oshrun -n 3 "$PROBE" final_exit5 "$PIDDIR"
+    echo "$OUT"; echo "$ERR" >&2
+    expect_rc 5
+    expect_msg ""
+    [[ $OUT == *"pmix_probe: 3 PEs ok"* ]] || fail "probe did not report success"
+    expect_all_gone
+    ;;
+true)
+    run_oshrun -n 2 /bin/true
+    expect_rc 0
+    expect_msg ""
+    run_oshrun -n 2 hostname
+    expect_rc 0
+    [[ $(echo "$OUT" | wc -l) == 2 ]] || fail "expected 2 lines from hostname: $OUT"
+    run_oshrun -n 2 false
+    expect_rc 1
+    expect_msg "^oshrun: PE [01] \(pid [0-9]+\) exited with status 1; ending the job$"
+    expect_all_gone
+    ;;
+signal)
+    failure_case signal 137 \
+        "^oshrun: PE 1 \(pid [0-9]+\) was killed by signal 9 \(Killed\); ending the job$"
+    ;;
+segv)
+    failure_case segv 139 \
+        "^oshrun: PE 1 \(pid [0-9]+\) was killed by signal 11 \(Segmentation fault\); ending the job$"
+    ;;
+exit3)
+    failure_case exit3 3 \
+        "^oshrun: PE 1 \(pid [0-9]+\) exited with status 3 before shmem_finalize; ending the job$"
+    ;;
+nofinal_exit0)
+    failure_case nofinal_exit0 1 \
+        "^oshrun: PE 1 \(pid [0-9]+\) exited with status 0 before shmem_finalize; ending the job$"
+    ;;
+abort)
+    failure_case abort 7 "^oshrun: PE 1 \(pid [0-9]+\) aborted the job with status 7: bye$"
+    ;;
+abort_silent)
+    failure_case abort_silent 5 ""
+    ;;
+timeout)
+    run_oshrun -n 4 --timeout 2 "$PROBE" hang "$PIDDIR"
+    echo "$ERR" >&2
+    expect_rc 124
+    expect_msg "^oshrun: job timed out after 2 s; ending the job$"
+    (( MS >= 2000 )) || fail "timed out early, after $MS ms"
+    expect_within 5000
+    expect_pids 4
+    expect_all_gone
+    ;;
+stubborn)
+    # A PE that ignores SIGTERM gets SIGKILL after the grace period.
+    run_oshrun -n 2 --timeout 0.5 sh -c 'trap "" TERM; echo $$ >"$0/pid.$PMIX_RANK"; sleep 60' \
+        "$PIDDIR"
+    expect_rc 124
+    expect_within 3000
+    for f in "$PIDDIR"/pid.*; do
+        kill -0 "$(cat "$f")" 2>/dev/null && fail "stubborn PE $(cat "$f") survived"
+    done
+    ;;
+sigint)
+    signal_case INT 130
+    ;;
+sigterm)
+    signal_case TERM 143
+    ;;
+env_stdin)
+    echo hello | "$OSHRUN" -n 2 -x OSR_TEST_A=abc -x OSR_TEST_B -- \
+        sh -c 'echo "$OSR_TEST_A ${OSR_TEST_B-unset} $(cat)" >"$0/in.$PMIX_RANK"' "$WORK" \
+        2>"$WORK/err"
+    RC=$?
+    expect_rc 0
+    [[ $(cat "$WORK/in.0") == "abc unset hello" ]] || fail "rank 0 saw '$(cat "$WORK/in.0")'"
+    [[ $(cat "$WORK/in.1") == "abc unset " ]] || fail "rank 1 saw '$(cat "$WORK/in.1")'"
+    OSR_TEST_B=xyz "$OSHRUN" -n 1 -x OSR_TEST_B sh -c 'echo "$OSR_TEST_B" >"$0/b"' "$WORK"
+    [[ $(cat "$WORK/b") == xyz ]] || fail "-x VAR did not pass oshrun's value"
+    expect_all_gone
+    ;;
+badargs)
+    for args in "" "-n" "-n 0" "-n abc /bin/true" "-n 2" "--bogus /bin/true" \
+        "-n 2 --timeout 0 /bin/true" "-n 2 -x 1BAD=x /bin/true" "-n 2 -x"; do
+        # shellcheck disable=SC2086
+        run_oshrun $args
+        [[ $RC == 2 ]] || fail "'oshrun $args' exited $RC, expected 2"
+        [[ $ERR == *"--help"* ]] || fail "'oshrun $args' printed no usage hint: $ERR"
+    done
+    run_oshrun --help
+    expect_rc 0
+    [[ $OUT == usage:* ]] || fail "--help printed '$OUT'"
+    run_oshrun --version
+    expect_rc 0
+    [[ $OUT == *PMIx* ]] || fail "--version printed '$OUT'"
+    run_oshrun -n 2 "$WORK/does-not-exist"
+    expect_rc 127
+    expect_msg "^oshrun: cannot run '.*': No such file or directory$"
+    expect_all_gone
+    ;;
+singleton)
+    # Not a launcher test: record what PMIx_Init does with no server.
+    t0=$(now_ms)
+    out=$(env -u PMIX_NAMESPACE -u PMIX_RANK "$PROBE" singleton)
+    MS=$(( $(now_ms) - t0 ))
+    echo "$out"
+    expect_within 5000
+    ;;
+*)
+    fail "unknown case"
+    ;;
+esac
+
+if (( FAILED )); then
+    exit 1
+fi
+echo "PASS [$CASE]"
+exit 0

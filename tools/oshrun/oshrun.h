@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// oshrun: single-host launcher for ofishmem. It is a small PMIx server that
+// forks N PEs of one program, serves their modex, and ends the whole job when
+// one of them fails.
+//
+// Threads: the main thread owns every PE's process state (pid, liveness, exit
+// status). PMIx upcalls run on the PMIx progress thread; they only record
+// what happened in osr_job_t.shared (under .lock) and write one byte to the
+// self-pipe so the main thread wakes up.
+#ifndef OSHRUN_H
+#define OSHRUN_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#define OSR_NAME "oshrun"
+
+// Command-line options.
+typedef struct osr_opts {
+    int npes;
+    double timeout_s;    // 0: no timeout
+    char **exports;      // -x VAR[=VAL] items, NULL-terminated (points into argv)
+    int nexports;
+    char **prog_argv;    // program and its arguments (points into argv)
+    bool debug;          // OSHRUN_DEBUG set: trace upcalls to stderr
+} osr_opts_t;
+
+// What the PMIx thread tells the main thread about one PE.
+typedef struct osr_pe_shared {
+    bool connected;
+    bool finalized;
+} osr_pe_shared_t;
+
+// Main-thread view of one PE.
+typedef struct osr_pe {
+    pid_t pid;           // 0: not started
+    bool alive;
+} osr_pe_t;
+
+typedef struct osr_job {
+    int npes;
+    osr_pe_t *pes;
+    char nspace[PMIX_MAX_NSLEN + 1];
+    char *tmpdir;        // private rendezvous dir, removed on exit
+    bool registered;     // the nspace is known to the PMIx server
+    bool pmix_unclean;   // a PE was lost after connecting, before finalizing
+    bool pmix_left_running; // server not finalized: leave with _exit()
+    bool debug;
+    sigset_t orig_mask;  // the caller's signal mask, restored in the PEs
+    sigset_t orig_ign;   // signals ignored when oshrun started; stay so in PEs
+    sigset_t handled;    // signals the main thread reads from its signalfd
+    int wake_fd[2];      // self-pipe: PMIx thread -> main thread
+
+    pthread_mutex_t lock;
+    struct {
+        osr_pe_shared_t *pe;     // npes entries
+        bool aborted;            // first PMIx_Abort seen
+        int abort_rank;
+        int abort_status;
+        char *abort_msg;
+    } shared;
+} osr_job_t;
+
+// server.c: PMIx server side.
+int osr_tmpdir_create(osr_job_t *job);
+void osr_tmpdir_remove(osr_job_t *job);
+int osr_server_init(osr_job_t *job);
+int osr_server_register_job(osr_job_t *job);
+int osr_server_register_pe(osr_job_t *job, int rank, char ***envp);
+void osr_server_fini(osr_job_t *job);
+
+// job.c: processes and the event loop. Returns oshrun's exit status.
+int osr_job_run(osr_job_t *job, const osr_opts_t *opts, char **base_env);
+
+#endif

@@ -7,6 +7,7 @@
 
 #include "core/init.h"
 #include "core/rma.h"
+#include "core/team.h"
 #include "runtime/rt.h"
 
 shm_state_t shm_state_g;
@@ -55,17 +56,25 @@ static int yield_wanted(const char *mode, int local_pes)
     return local_pes > online_cores();
 }
 
+static int init_depth;
+
 static void at_exit_finalize(void)
 {
-    /* 1.6: a program that returns from main without shmem_finalize is finalized. */
-    if (shm_state_g.run_state == SHM_STATE_RUNNING)
+    /* A program that returns from main without shmem_finalize is finalized. */
+    if (shm_state_g.run_state == SHM_STATE_RUNNING) {
+        init_depth = 1;
         shm_core_finalize();
+    }
 }
+
+/* 1.6: init calls nest; the library ends with the matching last finalize (init_depth). */
 
 void shm_core_init(int requested)
 {
-    if (shm_state_g.run_state == SHM_STATE_RUNNING)
+    if (shm_state_g.run_state == SHM_STATE_RUNNING) {
+        init_depth++;
         return;
+    }
     if (shm_state_g.run_state == SHM_STATE_FINALIZED)
         shm_fatal("shmem_init called after shmem_finalize: the library cannot be restarted");
 
@@ -128,8 +137,10 @@ void shm_core_init(int requested)
         shm_fatal("symmetric heap too small for the library's own use");
     memset(shm_state_g.barrier_psync, 0, SHM_INTERNAL_WORDS * sizeof(uint64_t));
     shm_state_g.barrier_epoch = 0;
+    shm_team_init(); /* predefined teams and the team workspace pool (same on every PE) */
 
     shm_state_g.run_state = SHM_STATE_RUNNING;
+    init_depth = 1;
     if (shm_state_g.me == 0 && (shm_env_g.VERSION || shm_env_g.INFO))
         printf("ofishmem %s (OpenSHMEM %d.%d), %d PEs, provider %s\n", OFISHMEM_VERSION_STRING,
                SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, shm_state_g.npes, cdt_provider_name());
@@ -150,11 +161,17 @@ void shm_core_finalize(void)
 {
     if (shm_state_g.run_state != SHM_STATE_RUNNING)
         return;
+    if (--init_depth > 0) {
+        /* An inner finalize still completes this PE's communication. */
+        cdt_quiet(&shm_ctx_default_g.cdt);
+        return;
+    }
     cdt_quiet(&shm_ctx_default_g.cdt);
     shm_coll_barrier_world();
     shm_state_g.run_state = SHM_STATE_FINALIZED;
     /* Nobody may still target our memory when it goes: one more fence. */
     shm_rt_barrier();
+    shm_team_fini();
     cdt_ctx_fini(&shm_ctx_default_g.cdt);
     cdt_fini();
     shm_heap_fini();

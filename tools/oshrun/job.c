@@ -5,6 +5,7 @@
 // poll() on a signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP) and on the
 // self-pipe the PMIx upcalls write to.
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -250,6 +251,23 @@ static void on_signal(osr_loop_t *L, int sig)
     end_job(L, 128 + sig, sig);
 }
 
+// libfabric's shm provider keeps a region file /dev/shm/<pid>:<ep>:<dom> per
+// endpoint and removes it at close; a PE killed before that leaves it behind.
+// Only names that start with one of our own PEs' pids are touched.
+static void sweep_fabric_files(pid_t pid)
+{
+    char prefix[32];
+    int plen = snprintf(prefix, sizeof(prefix), "%d:", (int)pid);
+    DIR *d = opendir("/dev/shm");
+    if (d == NULL)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL)
+        if (strncmp(de->d_name, prefix, (size_t)plen) == 0)
+            unlinkat(dirfd(d), de->d_name, 0);
+    closedir(d);
+}
+
 // Reap every exited child into L->batch; returns how many.
 static int reap(osr_loop_t *L)
 {
@@ -262,6 +280,8 @@ static int reap(osr_loop_t *L)
             continue;
         L->job->pes[r].alive = false;
         L->nalive--;
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            sweep_fabric_files(pid);
         L->batch[n++] = (osr_exit_t){.rank = r, .pid = pid, .wstatus = st};
     }
     return n;

@@ -8,7 +8,7 @@ BUILD=${OFISHMEM_BUILD_DIR:-$ROOT/build}
 JOBS=${JOBS:-$(nproc)}
 
 # Debian 12 packages the build and the tests need.
-OFISHMEM_DEBS=(build-essential cmake pkg-config libfabric-dev libfabric-bin libpmix-dev
+OFISHMEM_DEBS=(build-essential cmake pkg-config libfabric-dev libfabric-bin libpmix-dev libclang-rt-14-dev
                libcmocka-dev iproute2 procps)
 
 ensure_debs() {

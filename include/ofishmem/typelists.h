@@ -61,8 +61,11 @@
     X(unsigned int, uint) X(unsigned long, ulong)                              \
     X(unsigned long long, ulonglong) X(int32_t, int32) X(int64_t, int64)       \
     X(uint32_t, uint32) X(uint64_t, uint64)
+/* int32_t and int64_t are typedefs of int and long (or long long), types the
+ * three unsigned names do not cover. */
 #define SHM_AMO_BITWISE_GENERIC_TYPES(X)                                       \
-    X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)
+    X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong) \
+    X(int32_t, int32) X(int64_t, int64)
 
 /* Table "Point-to-Point Synchronization Types and Names" (wait_until, test). */
 #define SHM_P2P_TYPES(X) SHM_AMO_STD_TYPES(X)
@@ -87,6 +90,25 @@
 
 #define SHM_REDUCE_ARITH_TYPES(X)                                              \
     SHM_REDUCE_MINMAX_TYPES(X) X(double _Complex, complexd)                    \
+    X(float _Complex, complexf)
+
+/* Distinct C types of the team reduction tables, for _Generic (see SHM_GENERIC_TYPES). */
+#define SHM_REDUCE_BITWISE_GENERIC_TYPES(X)                                    \
+    X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)    \
+    X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8)   \
+    X(int16_t, int16) X(int32_t, int32) X(int64_t, int64)
+#define SHM_REDUCE_MINMAX_GENERIC_TYPES(X) SHM_GENERIC_TYPES(X)
+#define SHM_REDUCE_ARITH_GENERIC_TYPES(X)                                      \
+    SHM_GENERIC_TYPES(X) X(double _Complex, complexd) X(float _Complex, complexf)
+
+/* Deprecated active-set reductions (1.6 "... for Active-Set-Based Reductions"). */
+#define SHM_TOALL_BITWISE_TYPES(X)                                             \
+    X(short, short) X(int, int) X(long, long) X(long long, longlong)
+#define SHM_TOALL_MINMAX_TYPES(X)                                              \
+    SHM_TOALL_BITWISE_TYPES(X) X(float, float) X(double, double)               \
+    X(long double, longdouble)
+#define SHM_TOALL_ARITH_TYPES(X)                                               \
+    SHM_TOALL_MINMAX_TYPES(X) X(double _Complex, complexd)                     \
     X(float _Complex, complexf)
 
 #endif /* OFISHMEM_TYPELISTS_H */

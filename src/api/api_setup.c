@@ -64,9 +64,13 @@ SHM_DEFINE(int, shmem_addr_accessible, (const void *addr, int pe), {
 SHM_DEFINE(void *, shmem_ptr, (const void *dest, int pe), {
     size_t off;
     shm_check_running(__func__);
-    if (pe != shm_state_g.me || shm_heap_xlate(dest, 1, &off) < 0)
-        return NULL; /* no load/store path to other PEs yet */
-    return (void *)dest;
+    int seg = shm_heap_xlate(dest, 1, &off);
+    if (seg < 0 || !pshmem_pe_accessible(pe))
+        return NULL;
+    if (pe == shm_state_g.me)
+        return (void *)dest;
+    /* Other PEs: only heap objects of PEs on this host are load/store reachable. */
+    return seg == SHM_SEG_HEAP ? shm_heap_peer_addr(pe, off) : NULL;
 })
 
 SHM_DEFINE(void, shmem_info_get_version, (int *major, int *minor), {

@@ -65,6 +65,113 @@ typedef struct cdt_ctx cdt_ctx_t;
 shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags);
 void cdt_ctx_fini(cdt_ctx_t *ctx);
 
+/* ==================== Data services (src/rpc) ====================
+ * Message endpoints for RPC control traffic and short-lived registrations
+ * for one-sided bulk transfers. Peers are named by an address-vector entry
+ * of the message endpoint (cdt_peer_t), not by PE number: RPC clients and
+ * servers need not be PEs of one job. Implemented in ofi/ofi_msg.c and
+ * ofi/ofi_bulk.c.
+ */
+
+/** A message endpoint with its own address vector, CQ and RMA counters. */
+typedef struct cdt_msg_ep cdt_msg_ep_t;
+/** A peer of a message endpoint (an address-vector entry). */
+typedef uint64_t cdt_peer_t;
+#define CDT_PEER_NONE UINT64_MAX
+/** Largest raw endpoint name a message endpoint carries. */
+#define CDT_ADDR_MAX 64
+
+typedef struct {
+    const char *provider; /**< NULL/"": the PE's if this process is one, else FI_PROVIDER, else "shm" */
+    int thread_safe;      /**< several threads call in at once */
+    size_t cq_size;       /**< 0: default */
+} cdt_msg_cfg_t;
+
+/**
+ * Opens a message endpoint. In a running PE whose provider matches and offers
+ * FI_MSG|FI_MULTI_RECV|FI_SOURCE it lives in the PE's domain (symmetric memory
+ * is then exposed with the heap's registration); otherwise in a fabric and
+ * domain of its own, shared by the process's endpoints of that provider.
+ * Entry 0 of its address vector is the endpoint itself.
+ */
+shm_status_t cdt_msg_open(const cdt_msg_cfg_t *cfg, cdt_msg_ep_t **ep_p);
+/** Closes it; posted buffers are given back, transfers must be complete. */
+void cdt_msg_close(cdt_msg_ep_t *ep);
+/** Provider name, e.g. "shm". */
+const char *cdt_msg_provider(const cdt_msg_ep_t *ep);
+/** Nonzero when the endpoint shares the running PE's domain. */
+int cdt_msg_in_pe_domain(const cdt_msg_ep_t *ep);
+/** Raw endpoint name (at most CDT_ADDR_MAX bytes). */
+shm_status_t cdt_msg_name(cdt_msg_ep_t *ep, void *name, size_t *len_p);
+/** Printable address "ofi+PROVIDER://HEX" of a raw name. */
+shm_status_t cdt_msg_addr_to_str(const char *prov, const void *name, size_t len, char *str,
+                                 size_t strlen);
+/** Parses a printable address; prov gets the provider (size provlen). */
+shm_status_t cdt_msg_addr_from_str(const char *str, char *prov, size_t provlen, void *name,
+                                   size_t *len_p);
+/** Inserts a raw name into the endpoint's address vector. */
+shm_status_t cdt_msg_insert(cdt_msg_ep_t *ep, const void *name, size_t len, cdt_peer_t *peer_p);
+/** Removes a peer (its connection and provider state go with it). */
+void cdt_msg_remove(cdt_msg_ep_t *ep, cdt_peer_t peer);
+/** Messages that leave less than this in a multi-recv buffer release it. */
+shm_status_t cdt_msg_set_min_multi_recv(cdt_msg_ep_t *ep, size_t bytes);
+/** Posts a receive buffer; multi: FI_MULTI_RECV (many messages, one buffer). */
+shm_status_t cdt_msg_post_recv(cdt_msg_ep_t *ep, void *buf, size_t len, int multi, void *ctx);
+/**
+ * Sends hdr (and pay, when paylen > 0) as one message. A CDT_MSG_SENT event
+ * with ctx follows; both buffers must stay valid until then.
+ * SHM_ERR_AGAIN: the provider is busy, poll and retry.
+ */
+shm_status_t cdt_msg_send(cdt_msg_ep_t *ep, cdt_peer_t peer, const void *hdr, size_t hdrlen,
+                          const void *pay, size_t paylen, void *ctx);
+
+typedef enum { CDT_MSG_RECV = 1, CDT_MSG_SENT, CDT_MSG_ERROR } cdt_msg_ev_kind_t;
+
+typedef struct {
+    int kind;           /**< cdt_msg_ev_kind_t */
+    void *ctx;          /**< the ctx given to post_recv/send/bulk_get/bulk_put */
+    void *buf;          /**< RECV: where the message lies */
+    size_t len;         /**< RECV: its length; ERROR on a receive: bytes the sender sent */
+    cdt_peer_t src;     /**< RECV: sender per FI_SOURCE, or CDT_PEER_NONE */
+    int released;       /**< the provider is done with this receive buffer */
+    int on_recv;        /**< ERROR: on a receive (else a send or a transfer) */
+    shm_status_t err;   /**< ERROR: SHM_ERR_RANGE (truncated), SHM_ERR_CANCELED, ... */
+} cdt_msg_event_t;
+
+/** Reads up to max events; drives progress. Returns how many (0: none). */
+int cdt_msg_poll(cdt_msg_ep_t *ep, cdt_msg_event_t *ev, int max);
+
+/** Bulk access a peer is granted. */
+#define CDT_BULK_READ 0x1  /**< the peer may read (fi_read) */
+#define CDT_BULK_WRITE 0x2 /**< the peer may write (fi_write) */
+
+/** A registration a peer addresses: rbase + (addr - base) is what it sends. */
+typedef struct {
+    void *mr;        /**< NULL: memory the conduit had registered already (symmetric heap) */
+    uint64_t key;
+    uint64_t rbase;  /**< remote address of the first byte */
+} cdt_bulk_reg_t;
+
+/** Registers [buf, buf+len) for peers' access (symmetric memory: no new registration). */
+shm_status_t cdt_bulk_expose(cdt_msg_ep_t *ep, void *buf, size_t len, unsigned access,
+                             cdt_bulk_reg_t *reg_p);
+/** Drops a registration made by cdt_bulk_expose. */
+void cdt_bulk_release(cdt_msg_ep_t *ep, cdt_bulk_reg_t *reg);
+/**
+ * Issues a pull of len bytes at (raddr, key) of peer into dst, in fragments of
+ * the RMA engine's size, all in flight. Each fragment completes as a
+ * CDT_MSG_SENT event with ctx (or a CDT_MSG_ERROR event), so one transfer
+ * that never completes (a dead peer) holds up nobody else's; *nfrags_p gets
+ * how many fragments were issued, even on error. Returns an error only when
+ * the rest of the transfer could not be issued.
+ */
+shm_status_t cdt_bulk_get(cdt_msg_ep_t *ep, cdt_peer_t peer, void *dst, uint64_t raddr,
+                          uint64_t key, size_t len, void *ctx, uint64_t *nfrags_p);
+/** Same, pushing src to the peer (delivery-complete where the provider needs it). */
+shm_status_t cdt_bulk_put(cdt_msg_ep_t *ep, cdt_peer_t peer, const void *src, uint64_t raddr,
+                          uint64_t key, size_t len, void *ctx, uint64_t *nfrags_p);
+/* ==================== end of data services ==================== */
+
 /*
  * The data path, inline (see ofi/ofi_inline.h):
  *   void cdt_put(cdt_ctx_t *, int seg, size_t off, const void *src, size_t n, int pe);

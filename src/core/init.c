@@ -96,7 +96,9 @@ void shm_core_init(int requested)
     shm_state_g.thread_level = requested;
     shm_state_g.debug = shm_env_g.DEBUG;
 
-    if ((st = shm_heap_init(shm_env_g.SYMMETRIC_SIZE)) != SHM_OK)
+    int direct = shm_env_g.DIRECT && shm_rt_g.local_size > 1;
+    if ((st = shm_heap_init(shm_env_g.SYMMETRIC_SIZE, direct ? shm_rt_g.nspace : NULL,
+                            shm_rt_g.rank)) != SHM_OK)
         shm_fatal("symmetric heap: %s", shm_status_str(st));
 
     int thread_safe = requested == SHMEM_THREAD_MULTIPLE || shm_env_g.PROGRESS_THREAD;
@@ -128,6 +130,11 @@ void shm_core_init(int requested)
     shm_ctx_default_g.is_default = 1;
     if ((st = cdt_connect()) != SHM_OK)
         shm_fatal("address exchange failed: %s", shm_status_str(st));
+    /* The exchange was a fence: every local PE's heap object exists now. */
+    if (direct && (st = shm_heap_shared_map_peers(shm_rt_g.nspace, shm_rt_g.rank, shm_rt_g.size,
+                                                  shm_rt_g.local_peers,
+                                                  shm_rt_g.local_size)) != SHM_OK)
+        shm_fatal("same-host heap mapping: %s", shm_status_str(st));
     if ((st = cdt_progress_thread_start()) != SHM_OK)
         shm_fatal("cannot start the progress thread");
 
@@ -155,6 +162,8 @@ void shm_core_init(int requested)
     /* Every PE's memory is registered and every address known before anyone returns. */
     if ((st = shm_rt_barrier()) != SHM_OK)
         shm_fatal("init barrier failed: %s", shm_status_str(st));
+    /* Everyone on this host has mapped our heap: its name can go. */
+    shm_heap_shared_unlink();
 }
 
 void shm_core_finalize(void)

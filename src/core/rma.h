@@ -32,6 +32,11 @@ static inline void shm_rma_put(const char *fn, struct shm_ctx *ctx, void *dest, 
         memmove(dest, src, bytes);
         return;
     }
+    void *peer;
+    if (seg == SHM_SEG_HEAP && (peer = shm_heap_peer_addr(pe, off)) != NULL) {
+        memcpy(peer, src, bytes); /* same host: the peer's heap is mapped here */
+        return;
+    }
     if (nbi)
         cdt_put_nbi(&ctx->cdt, seg, off, src, bytes, pe);
     else
@@ -48,6 +53,11 @@ static inline void shm_rma_get(const char *fn, struct shm_ctx *ctx, void *dest, 
         return;
     if (pe == shm_state_g.me) {
         memmove(dest, src, bytes);
+        return;
+    }
+    void *peer;
+    if (seg == SHM_SEG_HEAP && (peer = shm_heap_peer_addr(pe, off)) != NULL) {
+        memcpy(dest, peer, bytes);
         return;
     }
     if (nbi)

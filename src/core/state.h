@@ -28,6 +28,8 @@ struct shm_ctx {
     cdt_ctx_t cdt;
     long options;
     int is_default;
+    struct shm_team *team;       /* the team it was made from (NULL: world) */
+    struct shm_ctx *next, *prev; /* every live context made by the program (core/ctx.c) */
 };
 
 extern struct shm_ctx shm_ctx_default_g;

@@ -66,7 +66,7 @@ shm_status_t shm_heap_find_data_segment(uintptr_t *base_p, size_t *len_p)
     return SHM_OK;
 }
 
-shm_status_t shm_heap_init(size_t heap_size)
+shm_status_t shm_heap_init(size_t heap_size, const char *shared_nspace, int rank)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     if (heap_size < page)
@@ -88,7 +88,10 @@ shm_status_t shm_heap_init(size_t heap_size)
         munmap(r, (size_t)(m - r));
     if (r + reserve > m + heap_size)
         munmap(m + heap_size, (size_t)(r + reserve - (m + heap_size)));
-    if (mprotect(m, heap_size, PROT_READ | PROT_WRITE) != 0) {
+    if (shared_nspace &&
+        shm_heap_shared_create(m, heap_size, shared_nspace, rank) == SHM_OK) {
+        /* mapped MAP_SHARED over the reservation */
+    } else if (mprotect(m, heap_size, PROT_READ | PROT_WRITE) != 0) {
         shm_error("cannot map a symmetric heap of %zu bytes: %s", heap_size, strerror(errno));
         munmap(m, heap_size);
         return SHM_ERR_NOMEM;
@@ -118,6 +121,7 @@ shm_status_t shm_heap_init(size_t heap_size)
 
 void shm_heap_fini(void)
 {
+    shm_heap_shared_fini();
     if (heap_alloc) {
         shm_alloc_destroy(heap_alloc);
         heap_alloc = NULL;

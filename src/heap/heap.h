@@ -45,8 +45,32 @@ static inline int shm_heap_xlate(const void *addr, size_t len, size_t *off_p)
     return -1;
 }
 
-/* Maps the heap and finds data+BSS; fills shm_seg_g. */
-shm_status_t shm_heap_init(size_t heap_size);
+/*
+ * Maps the heap and finds data+BSS; fills shm_seg_g. With shared_nspace, the
+ * heap is a shared-memory object other PEs of this host can map (direct path).
+ */
+shm_status_t shm_heap_init(size_t heap_size, const char *shared_nspace, int rank);
+
+/*
+ * Same-host direct path (shared.c). shm_heap_peer_g[pe] is where PE pe's heap
+ * is mapped in this process, or 0 when pe is reached through the fabric.
+ */
+extern uintptr_t *shm_heap_peer_g;
+void shm_heap_shared_name(char *buf, size_t len, const char *nspace, int rank);
+shm_status_t shm_heap_shared_create(void *addr, size_t len, const char *nspace, int rank);
+/* After every local PE created its object (i.e. after the init exchange). */
+shm_status_t shm_heap_shared_map_peers(const char *nspace, int me, int npes,
+                                       const int *local_peers, int nlocal);
+/* Once every local PE has mapped it (after the init barrier). */
+void shm_heap_shared_unlink(void);
+void shm_heap_shared_fini(void);
+
+/* Address of offset off in PE pe's heap if it is mapped here, else NULL. */
+static inline void *shm_heap_peer_addr(int pe, size_t off)
+{
+    uintptr_t b = shm_heap_peer_g ? shm_heap_peer_g[pe] : 0;
+    return b ? (void *)(b + off) : NULL;
+}
 void shm_heap_fini(void);
 
 /* Writable PT_LOAD of the main executable, RELRO excluded (page aligned). */

@@ -268,10 +268,10 @@ static void sweep_fabric_files(pid_t pid)
     closedir(d);
 }
 
-// Reap every exited child into L->batch; returns how many.
-static int reap(osr_loop_t *L)
+// Reap every exited child into L->batch from index n; returns the new count.
+static int reap(osr_loop_t *L, int n)
 {
-    int n = 0, st;
+    int st;
     pid_t pid;
 
     while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
@@ -293,7 +293,7 @@ static int reap(osr_loop_t *L)
 static void process(osr_loop_t *L)
 {
     osr_job_t *job = L->job;
-    int n = reap(L);
+    int n = reap(L, 0);
     bool aborted = false;
     int arank = -1, astatus = 0;
     char *amsg = NULL;
@@ -314,9 +314,29 @@ static void process(osr_loop_t *L)
     }
     pthread_mutex_unlock(&job->lock);
 
-    // A crash elsewhere in the same instant is the likelier root cause of an
-    // abort (e.g. a fence failing), so it is reported first.
+    // A crash elsewhere is the likelier root cause of an abort (a survivor's
+    // put to a dead PE fails and it aborts), and the abort may arrive before
+    // the dead PE is reaped: give the crash a moment to show up.
     if (aborted) {
+        for (int tries = 0; tries < 25; tries++) {
+            bool crash = false;
+            for (int i = 0; i < n; i++)
+                crash |= WIFSIGNALED(L->batch[i].wstatus) && L->batch[i].rank != arank;
+            if (crash)
+                break;
+            struct timespec ts = {0, 10 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+            int old_n = n;
+            n = reap(L, n);
+            pthread_mutex_lock(&job->lock);
+            for (int i = old_n; i < n; i++) {
+                L->batch[i].connected = job->shared.pe[L->batch[i].rank].connected;
+                L->batch[i].finalized = job->shared.pe[L->batch[i].rank].finalized;
+                if (L->batch[i].connected && !L->batch[i].finalized)
+                    job->pmix_unclean = true;
+            }
+            pthread_mutex_unlock(&job->lock);
+        }
         for (int i = 0; i < n; i++) {
             if (WIFSIGNALED(L->batch[i].wstatus) && L->batch[i].rank != arank)
                 on_exit_pe(L, &L->batch[i]);

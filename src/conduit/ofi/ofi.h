@@ -30,6 +30,7 @@ typedef struct {
     int inject_honours_dc;
     int cntr_wait_broken;
     int needs_target_progress;
+    int amo_post_via_fetch;  /* issue non-fetching atomics as fetching ones (ofi_amo.c) */
 } cdt_ofi_prov_row_t;
 
 /* Row for a provider name (a default row if it is not in the table). */
@@ -54,8 +55,10 @@ typedef struct {
 
 extern cdt_ofi_t cdt_ofi_g;
 
-/* Fills the atomic capability table (ofi_amo.c); called by cdt_init after fill_caps. */
+/* Fills the atomic capability table (ofi_amo.c); called by cdt_init once the domain is open. */
 void cdt_ofi_amo_init(void);
+/* Which path each atomic takes, for SHMEM_INFO (cdt_info_print). */
+void cdt_ofi_amo_info_print(FILE *f);
 
 __attribute__((noreturn, cold)) void cdt_ofi_fatal_rc(const char *op, int pe, ssize_t rc);
 

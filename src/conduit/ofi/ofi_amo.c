@@ -1,7 +1,167 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* Atomics over libfabric: capability table and slow paths. */
+/*
+ * Atomics over libfabric: the capability table (which (type, op) the
+ * provider does itself), EAGAIN retries and the SHMEM_INFO summary.
+ *
+ * The table is probed once with fi_query_atomic for the three kinds
+ * (plain, fetch, compare). SHMEM_AMO_NATIVE narrows it for testing the
+ * fallbacks: "cswap" keeps only compare-and-swap (everything else is then
+ * emulated above the conduit, src/atomics/amo.c); "none" keeps nothing.
+ */
+#include <string.h>
+
 #include "conduit/ofi/ofi.h"
+#include "core/env.h"
+#include "core/log.h"
+
+cdt_ofi_amo_t cdt_ofi_amo_g;
+uint64_t cdt_ofi_amo_sink_g;
+
+static const struct {
+    const char *name;
+    size_t size;
+} amo_types[] = {
+#define AMO_TYPE_ROW(id, name, fi, size) {name, size},
+    CDT_AMO_TYPES(AMO_TYPE_ROW)
+#undef AMO_TYPE_ROW
+};
+
+static const struct {
+    const char *name;
+    int kind;
+} amo_ops[] = {
+#define AMO_OP_ROW(id, name, fi, kind) {name, kind},
+    CDT_AMO_OPS(AMO_OP_ROW)
+#undef AMO_OP_ROW
+};
+
+const char *cdt_amo_type_name(cdt_amo_type_t t)
+{
+    return (unsigned)t < CDT_AMO_NTYPES ? amo_types[t].name : "?";
+}
+
+const char *cdt_amo_op_name(cdt_amo_op_t op)
+{
+    return (unsigned)op < CDT_AMO_NOPS ? amo_ops[op].name : "?";
+}
+
+static int probe(cdt_amo_type_t t, cdt_amo_op_t op)
+{
+    static const uint64_t kind_flags[] = {0, FI_FETCH_ATOMIC, FI_COMPARE_ATOMIC};
+    struct fi_atomic_attr attr = {0};
+    int rc = fi_query_atomic(cdt_ofi_g.domain, cdt_ofi_amo_dt(t), cdt_ofi_amo_fiop(op), &attr,
+                             kind_flags[amo_ops[op].kind]);
+    return rc == 0 && attr.count >= 1 && attr.size == amo_types[t].size;
+}
 
 void cdt_ofi_amo_init(void)
 {
+    const char *mode = shm_env_g.AMO_NATIVE ? shm_env_g.AMO_NATIVE : "auto";
+    int keep_all = strcmp(mode, "auto") == 0 || *mode == '\0';
+    int keep_cswap = strcmp(mode, "cswap") == 0;
+    if (!keep_all && !keep_cswap && strcmp(mode, "none") != 0)
+        shm_fatal("SHMEM_AMO_NATIVE='%s' is not valid: expected auto, cswap or none", mode);
+
+    memset(&cdt_ofi_amo_g, 0, sizeof(cdt_ofi_amo_g));
+    /* Injected: the operand is copied at once (the API passes it by value),
+     * and delivery-complete: quiet means applied, on every provider. */
+    cdt_ofi_amo_g.post_flags = FI_INJECT | FI_DELIVERY_COMPLETE;
+    cdt_ofi_amo_g.fetch_flags = FI_INJECT;
+    cdt_ofi_amo_g.post_via_fetch = 1; /* EXPERIMENT */
+    if (!cdt_ofi_g.caps.native_amo || cdt_ofi_g.domain == NULL)
+        return;
+    for (int t = 0; t < CDT_AMO_NTYPES; t++)
+        for (int op = 0; op < CDT_AMO_NOPS; op++) {
+            int want = keep_all || (keep_cswap && op == CDT_AMO_CSWAP);
+            if (want && probe(t, op))
+                cdt_ofi_amo_g.path[t][op] = CDT_AMO_PATH_NATIVE;
+        }
+    /* Issued as their fetching twins (ADD as FETCH_ADD, ..., SET as SWAP). */
+    if (cdt_ofi_amo_g.post_via_fetch)
+        for (int t = 0; t < CDT_AMO_NTYPES; t++)
+            for (int op = CDT_AMO_ADD; op <= CDT_AMO_SET; op++)
+                cdt_ofi_amo_g.path[t][op] = cdt_ofi_amo_g.path[t][op + CDT_AMO_FETCH_ADD];
+    SHM_INFO(AMO, "atomics on %s: %s", cdt_ofi_g.prov_name, mode);
+}
+
+/* OpenSHMEM has no bitwise AMO on float or double: not listed for them. */
+static int op_is_bitwise(int op)
+{
+    return op == CDT_AMO_AND || op == CDT_AMO_OR || op == CDT_AMO_XOR || op == CDT_AMO_FETCH_AND ||
+           op == CDT_AMO_FETCH_OR || op == CDT_AMO_FETCH_XOR;
+}
+
+void cdt_ofi_amo_info_print(FILE *f)
+{
+    static const char *const path_names[] = {
+        [CDT_AMO_PATH_NONE] = "compare-and-swap loop",
+        [CDT_AMO_PATH_NATIVE] = "provider",
+        [CDT_AMO_PATH_AM] = "active message",
+    };
+    fprintf(f, "  atomics (SHMEM_AMO_NATIVE=%s): non-fetching ones %s\n",
+            shm_env_g.AMO_NATIVE && *shm_env_g.AMO_NATIVE ? shm_env_g.AMO_NATIVE : "auto",
+            cdt_ofi_amo_g.post_via_fetch ? "issued as fetching ones (provider quirk)"
+                                         : "delivery-complete");
+    for (int t = 0; t < CDT_AMO_NTYPES; t++) {
+        fprintf(f, "    %-7s", amo_types[t].name);
+        /* Group the ops by path so the common case is one short line. */
+        for (int p = CDT_AMO_PATH_NATIVE; p >= 0; p = p == CDT_AMO_PATH_NATIVE ? CDT_AMO_PATH_AM
+                                                   : p == CDT_AMO_PATH_AM   ? CDT_AMO_PATH_NONE
+                                                                            : -1) {
+            int n = 0;
+            for (int op = 0; op < CDT_AMO_NOPS; op++)
+                if (cdt_ofi_amo_g.path[t][op] == p && !(t >= CDT_AMO_FLOAT && op_is_bitwise(op)))
+                    fprintf(f, "%s%s", n++ ? " " : " [", amo_ops[op].name);
+            if (n)
+                fprintf(f, "]: %s", path_names[p]);
+        }
+        fputc('\n', f);
+    }
+}
+
+static void amo_ctx_progress(cdt_ctx_t *ctx)
+{
+    fi_cq_read(ctx->cq, NULL, 0);
+    cdt_progress();
+}
+
+/* Reissues one atomic after -FI_EAGAIN (progress first), or without FI_INJECT
+ * where the provider refuses it (then the fast path waits for completion). */
+void cdt_ofi_amo_retry(cdt_ctx_t *ctx, ssize_t rc, const struct fi_msg_atomic *msg,
+                       const struct fi_ioc *cmp, struct fi_ioc *res, int pe)
+{
+    uint64_t *flags = res ? &cdt_ofi_amo_g.fetch_flags : &cdt_ofi_amo_g.post_flags;
+    const char *what = res ? "fetching atomic" : "atomic";
+    while (rc != 0) {
+        if (rc == -FI_EAGAIN) {
+            amo_ctx_progress(ctx);
+        } else if ((*flags & FI_INJECT) &&
+                   (rc == -FI_EINVAL || rc == -FI_EOPNOTSUPP || rc == -FI_ENOSYS ||
+                    rc == -FI_EMSGSIZE)) {
+            SHM_INFO(AMO, "%s: provider %s refuses FI_INJECT (%s); waiting for completion instead",
+                     what, cdt_ofi_g.prov_name, fi_strerror((int)-rc));
+            __atomic_and_fetch(flags, ~(uint64_t)FI_INJECT, __ATOMIC_RELAXED);
+        } else {
+            shm_fatal("%s (%s on %s) to PE %d failed on provider %s: %s", what,
+                      fi_tostr(&msg->op, FI_TYPE_ATOMIC_OP),
+                      fi_tostr(&msg->datatype, FI_TYPE_ATOMIC_TYPE), pe, cdt_ofi_g.prov_name,
+                      fi_strerror((int)-rc));
+        }
+        uint64_t fl = __atomic_load_n(flags, __ATOMIC_RELAXED);
+        if (res == NULL)
+            rc = fi_atomicmsg(ctx->ep, msg, fl);
+        else if (cmp == NULL)
+            rc = fi_fetch_atomicmsg(ctx->ep, msg, res, NULL, 1, fl);
+        else
+            rc = fi_compare_atomicmsg(ctx->ep, msg, cmp, NULL, 1, res, NULL, 1, fl);
+    }
+}
+
+void cdt_ofi_amo_am(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg, size_t off,
+                    const void *operand, const void *cond, void *result, int pe, int blocking)
+{
+    (void)ctx, (void)seg, (void)off, (void)operand, (void)cond, (void)result, (void)blocking;
+    shm_fatal("atomic %s on %s to PE %d: provider %s does not offer it and it was not "
+              "emulated (internal error)",
+              cdt_amo_op_name(op), cdt_amo_type_name(t), pe, cdt_ofi_g.prov_name);
 }

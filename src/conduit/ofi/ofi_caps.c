@@ -12,7 +12,11 @@ static const cdt_ofi_prov_row_t prov_table[] = {
      * FI_MR_VIRT_ADDR is granted, so a counted put has landed; otherwise data
      * goes through the target's queue. */
     {.name = "shm", .put_needs_dc = -1, .inject_honours_dc = 0, .cntr_wait_broken = 1,
-     .needs_target_progress = 1},
+     .needs_target_progress = 1,
+     /* A delivery-complete non-fetching atomic to oneself while peers send
+      * theirs to the same PE crashes or hangs shm 1.17 (tests/pe_amo
+      * amo_contention); the fetching path is sound, and faster. */
+     .amo_post_via_fetch = 1},
     /* rxm counts a put complete before the data landed; injects ignore DC. */
     {.name = "tcp;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 0,
      .needs_target_progress = 1},

@@ -38,14 +38,20 @@ typedef struct {
         }                                                                      \
     } while (0)
 
-static struct fi_info *make_hints(const cdt_config_t *cfg, const char *prov, int with_atomic)
+/* Optional capability sets, tried richest first. */
+enum { HINT_ATOMIC = 0x1, HINT_MSG = 0x2 };
+
+static struct fi_info *make_hints(const cdt_config_t *cfg, const char *prov, int want)
 {
     struct fi_info *h = fi_allocinfo();
     if (h == NULL)
         return NULL;
     h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
-    if (with_atomic)
+    if (want & HINT_ATOMIC)
         h->caps |= FI_ATOMIC;
+    /* Messages let data services (src/rpc) share this domain and its heap MR. */
+    if (want & HINT_MSG)
+        h->caps |= FI_MSG | FI_MULTI_RECV | FI_SOURCE;
     h->mode = 0; /* we use op contexts to carry (op, PE): no FI_CONTEXT */
     h->ep_attr->type = FI_EP_RDM;
     /* VIRT_ADDR lets shm copy through the kernel; others grant offsets. */
@@ -72,8 +78,9 @@ static shm_status_t choose_provider(const cdt_config_t *cfg)
     }
     struct fi_info *info = NULL;
     int rc = -FI_ENODATA;
-    for (int with_atomic = 1; with_atomic >= 0 && rc != 0; with_atomic--) {
-        struct fi_info *h = make_hints(cfg, prov, with_atomic);
+    static const int tries[] = {HINT_ATOMIC | HINT_MSG, HINT_ATOMIC, HINT_MSG, 0};
+    for (size_t t = 0; t < sizeof(tries) / sizeof(tries[0]) && rc != 0; t++) {
+        struct fi_info *h = make_hints(cfg, prov, tries[t]);
         if (h == NULL)
             return SHM_ERR_NOMEM;
         rc = fi_getinfo(OFI_API, NULL, NULL, 0, h, &info);
@@ -122,7 +129,6 @@ shm_status_t cdt_init(const cdt_config_t *cfg)
     if ((st = choose_provider(cfg)) != SHM_OK)
         return st;
     fill_caps(cfg);
-    cdt_ofi_amo_init();
     if (cdt_ofi_g.caps.put_needs_dc)
         cdt_ofi_g.info->tx_attr->op_flags |= FI_DELIVERY_COMPLETE;
 
@@ -131,6 +137,7 @@ shm_status_t cdt_init(const cdt_config_t *cfg)
               "fi_domain");
     struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)cfg->size};
     OFI_CHECK(fi_av_open(cdt_ofi_g.domain, &av_attr, &cdt_ofi_g.av, NULL), "fi_av_open");
+    cdt_ofi_amo_init(); /* probes the domain's atomics */
 
     cdt_ofi_fast_g.rseg = calloc((size_t)cfg->size * SHM_NSEGS, sizeof(cdt_ofi_rseg_t));
     if (cdt_ofi_fast_g.rseg == NULL)
@@ -345,4 +352,5 @@ void cdt_info_print(FILE *f)
             cdt_ofi_g.cfg.bounce_buffers, cdt_ofi_fast_g.frag_size);
     fprintf(f, "  progress thread %s, yield while polling %s\n",
             cdt_ofi_g.progress_running ? "on" : "off", cdt_ofi_fast_g.yield ? "on" : "off");
+    cdt_ofi_amo_info_print(f);
 }

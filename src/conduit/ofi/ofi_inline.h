@@ -116,6 +116,9 @@ static inline void cdt_get_nbi(cdt_ctx_t *ctx, void *dst, int seg, size_t off, s
 
 static inline void cdt_quiet(cdt_ctx_t *ctx)
 {
+    /* Stores made straight into peers' mapped heaps (direct path, possibly
+     * non-temporal inside memcpy) are ordered before whatever follows. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (ctx->put_done != __atomic_load_n(&ctx->put_issued, __ATOMIC_RELAXED))
         cdt_ofi_wait_puts(ctx);
     if (ctx->get_done != __atomic_load_n(&ctx->get_issued, __ATOMIC_RELAXED))

@@ -9,6 +9,7 @@
 #include "conduit/conduit.h"
 #include "conduit/ofi/ofi.h"
 #include "core/log.h"
+#include "conduit/ofi/ofi_msg.h"
 
 static const char *op_name(uintptr_t op)
 {
@@ -124,6 +125,37 @@ static char *bounce_slot(cdt_ctx_t *ctx)
     return ctx->bounce + (size_t)ctx->bounce_next++ * cdt_ofi_fast_g.bounce_size;
 }
 
+/*
+ * The fragment engine shared by PE puts/gets and RPC bulk transfers: all
+ * fragments in flight at once (the provider pipelines them), each counted
+ * on the context. Returns 0 or the first -FI_E* that is not -FI_EAGAIN;
+ * fragments issued before an error stay counted. Callers decide whether an
+ * error ends the job (PE RMA) or fails one request (RPC bulk).
+ */
+ssize_t cdt_ofi_rma_frags(cdt_ctx_t *ctx, int is_get, void *lbuf, uint64_t raddr, uint64_t key,
+                          size_t bytes, fi_addr_t addr, void *opctx)
+{
+    char *p = lbuf;
+    /* A process that is not a PE (RPC client or server) has no fast table. */
+    size_t frag = cdt_ofi_fast_g.frag_size ? cdt_ofi_fast_g.frag_size
+                                           : cdt_plan_frag_size(0, 0);
+    for (size_t done = 0; done < bytes; done += frag) {
+        size_t len = bytes - done < frag ? bytes - done : frag;
+        ssize_t rc;
+        for (;;) {
+            rc = is_get ? fi_read(ctx->ep, p + done, len, NULL, addr, raddr + done, key, opctx)
+                        : fi_write(ctx->ep, p + done, len, NULL, addr, raddr + done, key, opctx);
+            if (rc != -FI_EAGAIN)
+                break;
+            ctx_progress(ctx);
+        }
+        if (shm_unlikely(rc != 0))
+            return rc;
+        cdt_ofi_count(ctx, is_get ? &ctx->get_issued : &ctx->put_issued, 1);
+    }
+    return 0;
+}
+
 void cdt_ofi_put_slow(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *src,
                       size_t bytes, int pe, int blocking)
 {
@@ -136,17 +168,9 @@ void cdt_ofi_put_slow(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *
         cdt_ofi_count(ctx, &ctx->put_issued, 1);
         return;
     }
-    /* All fragments in flight at once; the provider pipelines them. */
-    const char *p = src;
-    size_t frag = cdt_ofi_fast_g.frag_size;
-    uint64_t n = 0;
-    for (size_t done = 0; done < bytes; done += frag, n++) {
-        size_t len = bytes - done < frag ? bytes - done : frag;
-        CDT_RETRY(ctx,
-                  fi_write(ctx->ep, p + done, len, NULL, (fi_addr_t)pe, raddr + done, key, opctx),
-                  "put", pe);
-        cdt_ofi_count(ctx, &ctx->put_issued, 1);
-    }
+    ssize_t rc = cdt_ofi_rma_frags(ctx, 0, (void *)src, raddr, key, bytes, (fi_addr_t)pe, opctx);
+    if (shm_unlikely(rc != 0))
+        cdt_ofi_fatal_rc("put", pe, rc);
     if (blocking)
         cdt_ofi_wait_puts(ctx);
 }
@@ -155,15 +179,9 @@ void cdt_ofi_get_slow(cdt_ctx_t *ctx, void *dst, uint64_t raddr, uint64_t key, s
                       int pe, int blocking)
 {
     void *opctx = CDT_OFI_OPCTX(CDT_OP_GET, pe);
-    char *p = dst;
-    size_t frag = cdt_ofi_fast_g.frag_size;
-    for (size_t done = 0; done < bytes; done += frag) {
-        size_t len = bytes - done < frag ? bytes - done : frag;
-        CDT_RETRY(ctx,
-                  fi_read(ctx->ep, p + done, len, NULL, (fi_addr_t)pe, raddr + done, key, opctx),
-                  "get", pe);
-        cdt_ofi_count(ctx, &ctx->get_issued, 1);
-    }
+    ssize_t rc = cdt_ofi_rma_frags(ctx, 1, dst, raddr, key, bytes, (fi_addr_t)pe, opctx);
+    if (shm_unlikely(rc != 0))
+        cdt_ofi_fatal_rc("get", pe, rc);
     if (blocking)
         cdt_ofi_wait_gets(ctx);
 }

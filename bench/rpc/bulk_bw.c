@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Bulk bandwidth through RPCs: 1 MiB pulls and pushes by a server, the
+ * client exposing its buffer each time (a) with a new registration per
+ * transfer, (b) through the registration cache, (c) from the symmetric heap
+ * (no registration at all). A window of calls is in flight; the server keeps
+ * their transfers going at once and answers each when its data is in.
+ *   bulk_bw [-p PROV] [-n ITERS] [-w WINDOW] [-s BYTES]
+ * The client is a singleton SHMEM PE (no launcher needed) so that (c) works;
+ * compare with `raw_fi get_bw/put_bw -m 1M:1M` (run_rpc_bench.sh does).
+ */
+#include <shmem.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ofishmem_rpc.h"
+
+#define WMAX 16
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* ---------------------------------------------------------------- server */
+
+static volatile sig_atomic_t stop_g;
+static void on_term(int s)
+{
+    (void)s;
+    stop_g = 1;
+}
+static char *scratch_g;
+static size_t size_g;
+static orpc_call_t *pending_g[256];
+static int npending_g, slot_g;
+
+static void h_xfer(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    int push = arg != NULL;
+    orpc_bulk_desc_t d;
+    int rc = n < ORPC_BULK_DESC_SIZE ? ORPC_EPROTO : orpc_bulk_decode(c, in, &d);
+    char *buf = scratch_g + (size_t)(slot_g++ % WMAX) * size_g;
+    if (rc == ORPC_OK)
+        rc = push ? orpc_bulk_iput(c, &d, 0, buf, d.len < size_g ? d.len : size_g)
+                  : orpc_bulk_iget(c, &d, 0, buf, d.len < size_g ? d.len : size_g);
+    if (rc != ORPC_OK || npending_g == 256) {
+        orpc_respond(c, rc, NULL, 0);
+        return;
+    }
+    pending_g[npending_g++] = c; /* answered once its transfer is done */
+}
+
+static int server_main(const char *prov, const char *af, const char *kf)
+{
+    signal(SIGTERM, on_term);
+    scratch_g = malloc(WMAX * size_g);
+    memset(scratch_g, 0x5a, WMAX * size_g);
+    orpc_opts_t o;
+    orpc_opts_init(&o);
+    o.listen = 1;
+    o.provider = prov;
+    o.auth_key_file = kf;
+    orpc_t *rpc;
+    if (orpc_open(&o, &rpc) != ORPC_OK)
+        return 1;
+    orpc_register(rpc, "bench.pull", h_xfer, NULL, 0, NULL);
+    orpc_register(rpc, "bench.push", h_xfer, (void *)1, 0, NULL);
+    char addr[ORPC_ADDR_STRLEN], tmp[600];
+    orpc_addr(rpc, addr, sizeof(addr));
+    snprintf(tmp, sizeof(tmp), "%s.tmp", af);
+    FILE *f = fopen(tmp, "w");
+    fprintf(f, "%s\n", addr);
+    fclose(f);
+    rename(tmp, af);
+    while (!stop_g) {
+        orpc_progress(rpc, 0);
+        for (int i = 0; i < npending_g;) {
+            int rc = orpc_bulk_test(pending_g[i]);
+            if (rc == ORPC_EAGAIN) {
+                i++;
+                continue;
+            }
+            orpc_respond(pending_g[i], rc, NULL, 0);
+            pending_g[i] = pending_g[--npending_g];
+        }
+    }
+    orpc_close(rpc);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- client */
+
+typedef enum { M_REG = 0, M_CACHE, M_HEAP } mode_t_;
+static const char *mode_name[] = {"register each", "registration cache", "symmetric heap"};
+
+static double measure(orpc_t *rpc, orpc_peer_t *srv, int push, char **bufs, int window,
+                      long iters)
+{
+    uint64_t id = orpc_id(push ? "bench.push" : "bench.pull");
+    orpc_req_t *req[WMAX];
+    orpc_bulk_t *bulk[WMAX];
+    unsigned char args[WMAX][ORPC_BULK_DESC_SIZE];
+    size_t got;
+    long issued = 0, done = 0;
+    double t0 = 0;
+    long warm = 20;
+    for (int i = 0; i < window; i++)
+        req[i] = NULL;
+    while (done < iters + warm) {
+        for (int i = 0; i < window; i++) {
+            if (req[i]) {
+                int rc = orpc_test(req[i], &got);
+                if (rc == ORPC_EAGAIN)
+                    continue;
+                if (rc != 0) {
+                    fprintf(stderr, "bulk_bw: call failed: %s\n", orpc_strerror(rc));
+                    exit(1);
+                }
+                orpc_bulk_release(bulk[i]);
+                req[i] = NULL;
+                if (++done == warm)
+                    t0 = now_s();
+            }
+            if (issued < iters + warm) {
+                unsigned acc = push ? ORPC_BULK_WRITE : ORPC_BULK_READ;
+                if (orpc_bulk_expose(rpc, bufs[i], size_g, acc, -1, &bulk[i]) != 0 ||
+                    orpc_bulk_encode(bulk[i], srv, args[i]) != 0 ||
+                    orpc_icall(rpc, srv, id, args[i], ORPC_BULK_DESC_SIZE, NULL, 0, 30000,
+                               &req[i]) != 0) {
+                    fprintf(stderr, "bulk_bw: could not start a call\n");
+                    exit(1);
+                }
+                issued++;
+            }
+        }
+    }
+    return (double)iters * size_g / (now_s() - t0) / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+    const char *prov = "shm";
+    long iters = 400;
+    int window = 8;
+    size_g = 1u << 20;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-p") && i + 1 < argc)
+            prov = argv[++i];
+        else if (!strcmp(argv[i], "-n") && i + 1 < argc)
+            iters = atol(argv[++i]);
+        else if (!strcmp(argv[i], "-w") && i + 1 < argc)
+            window = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-s") && i + 1 < argc)
+            size_g = strtoull(argv[++i], NULL, 0);
+        else {
+            fprintf(stderr, "usage: %s [-p PROV] [-n ITERS] [-w WINDOW] [-s BYTES]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (window > WMAX)
+        window = WMAX;
+    char dir[] = "/tmp/orpc-bw.XXXXXX";
+    if (mkdtemp(dir) == NULL)
+        return 1;
+    char af[600], kf[600], key[700], addr[ORPC_ADDR_STRLEN];
+    snprintf(af, sizeof(af), "%s/addr", dir);
+    snprintf(kf, sizeof(kf), "%s/key", dir);
+    pid_t srv = fork();
+    if (srv == 0)
+        _exit(server_main(prov, af, kf));
+    for (int i = 0; i < 400 && access(af, R_OK) != 0; i++)
+        usleep(10000);
+    FILE *f = fopen(af, "r");
+    if (f == NULL || fgets(addr, sizeof(addr), f) == NULL)
+        return 1;
+    fclose(f);
+    addr[strcspn(addr, "\n")] = '\0';
+    snprintf(key, sizeof(key), "@%s", kf);
+
+    shmem_init(); /* a singleton PE: its heap is registered in the domain RPC uses */
+    char *heap = shmem_malloc((size_t)WMAX * size_g), *priv = malloc((size_t)WMAX * size_g);
+    memset(heap, 1, (size_t)WMAX * size_g);
+    memset(priv, 1, (size_t)WMAX * size_g);
+    char *hb[WMAX], *pb[WMAX];
+    for (int i = 0; i < WMAX; i++) {
+        hb[i] = heap + (size_t)i * size_g;
+        pb[i] = priv + (size_t)i * size_g;
+    }
+    printf("# bulk_bw: provider %s, %zu-byte transfers, window %d, %ld per point (MB/s)\n",
+           prov, size_g, window, iters);
+    printf("%-20s %12s %12s\n", "client memory", "pull (get)", "push (put)");
+    for (int m = M_REG; m <= M_HEAP; m++) {
+        orpc_opts_t o;
+        orpc_opts_init(&o);
+        o.mr_cache = m == M_CACHE;
+        orpc_t *rpc;
+        orpc_peer_t *p;
+        if (orpc_open(&o, &rpc) != 0 || orpc_lookup(rpc, addr, key, &p) != 0) {
+            fprintf(stderr, "bulk_bw: cannot reach the server\n");
+            return 1;
+        }
+        char **bufs = m == M_HEAP ? hb : pb;
+        double g = measure(rpc, p, 0, bufs, window, iters);
+        double pu = measure(rpc, p, 1, bufs, window, iters);
+        orpc_stats_t st;
+        orpc_stats(rpc, &st);
+        printf("%-20s %12.0f %12.0f   (registrations made %llu)\n", mode_name[m], g, pu,
+               (unsigned long long)st.mr_cache_misses);
+        fflush(stdout);
+        orpc_peer_release(p);
+        orpc_close(rpc);
+    }
+    kill(srv, SIGTERM);
+    waitpid(srv, NULL, 0);
+    unlink(af);
+    unlink(kf);
+    rmdir(dir);
+    shmem_free(heap);
+    free(priv);
+    shmem_finalize();
+    return 0;
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Aggregate RPC rate: one server, 1..16 client processes, each keeping a
+ * window of small calls in flight, with the server receiving into
+ * FI_MULTI_RECV buffers versus one buffer per request.
+ *   rpc_rate [-p PROV] [-t SECONDS] [-w WINDOW] [-s BYTES] [-c 1,2,4,8,16] [--csv FILE]
+ * Every process is forked from this one before it touches libfabric.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ofishmem_rpc.h"
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static volatile sig_atomic_t stop_g;
+static void on_term(int s)
+{
+    (void)s;
+    stop_g = 1;
+}
+
+static void h_echo(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    orpc_respond(c, 0, in, n);
+}
+
+static int server_main(const char *prov, int multi, const char *addr_file, const char *key_file)
+{
+    signal(SIGTERM, on_term);
+    orpc_opts_t o;
+    orpc_opts_init(&o);
+    o.listen = 1;
+    o.provider = prov;
+    o.multi_recv = multi;
+    o.auth_key_file = key_file;
+    orpc_t *rpc;
+    if (orpc_open(&o, &rpc) != ORPC_OK)
+        return 1;
+    orpc_register(rpc, "bench.echo", h_echo, NULL, 0, NULL);
+    char addr[ORPC_ADDR_STRLEN], tmp[512];
+    orpc_addr(rpc, addr, sizeof(addr));
+    snprintf(tmp, sizeof(tmp), "%s.tmp", addr_file);
+    FILE *f = fopen(tmp, "w");
+    fprintf(f, "%s\n", addr);
+    fclose(f);
+    rename(tmp, addr_file);
+    while (!stop_g)
+        orpc_progress(rpc, 1);
+    orpc_close(rpc);
+    return 0;
+}
+
+static int client_main(const char *addr_file, const char *key_file, double secs, int window,
+                       size_t size, int fd)
+{
+    char addr[ORPC_ADDR_STRLEN], key[600];
+    FILE *f = fopen(addr_file, "r");
+    if (f == NULL || fgets(addr, sizeof(addr), f) == NULL)
+        return 1;
+    fclose(f);
+    addr[strcspn(addr, "\n")] = '\0';
+    snprintf(key, sizeof(key), "@%s", key_file);
+    orpc_t *rpc;
+    orpc_peer_t *srv;
+    if (orpc_open(NULL, &rpc) != ORPC_OK || orpc_lookup(rpc, addr, key, &srv) != ORPC_OK)
+        return 1;
+    uint64_t id = orpc_id("bench.echo");
+    char *in = calloc(1, size + 1), *out = calloc((size_t)window, size + 1);
+    orpc_req_t **req = calloc((size_t)window, sizeof(*req));
+    size_t got;
+    for (int i = 0; i < 200; i++) /* warm-up: connection, caches */
+        if (orpc_call(rpc, srv, id, in, size, out, size, &got, 10000) != 0)
+            return 1;
+    /* Start together: every client waits for the same wall-clock second. */
+    double t0 = now_s(), end = t0 + secs;
+    uint64_t done = 0;
+    for (int i = 0; i < window; i++)
+        if (orpc_icall(rpc, srv, id, in, size, out + (size_t)i * size, size, 10000, &req[i]))
+            return 1;
+    while (now_s() < end) {
+        for (int i = 0; i < window; i++) {
+            int rc = orpc_test(req[i], &got);
+            if (rc == ORPC_EAGAIN)
+                continue;
+            if (rc != 0)
+                return 1;
+            done++;
+            if (orpc_icall(rpc, srv, id, in, size, out + (size_t)i * size, size, 10000, &req[i]))
+                return 1;
+        }
+    }
+    double el = now_s() - t0;
+    for (int i = 0; i < window; i++)
+        orpc_wait(req[i], &got);
+    double rate = done / el;
+    if (write(fd, &rate, sizeof(rate)) != sizeof(rate))
+        return 1;
+    orpc_peer_release(srv);
+    orpc_close(rpc);
+    return 0;
+}
+
+/* One measurement: server + n clients; returns calls per second (all clients). */
+static double run(const char *prov, int multi, int n, double secs, int window, size_t size)
+{
+    char dir[] = "/tmp/orpc-rate.XXXXXX";
+    if (mkdtemp(dir) == NULL)
+        return -1;
+    char af[600], kf[600];
+    snprintf(af, sizeof(af), "%s/addr", dir);
+    snprintf(kf, sizeof(kf), "%s/key", dir);
+    pid_t srv = fork();
+    if (srv == 0)
+        _exit(server_main(prov, multi, af, kf));
+    for (int i = 0; i < 400 && access(af, R_OK) != 0; i++)
+        usleep(10000);
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    pid_t *cl = calloc((size_t)n, sizeof(pid_t));
+    for (int i = 0; i < n; i++) {
+        cl[i] = fork();
+        if (cl[i] == 0) {
+            close(fds[0]);
+            _exit(client_main(af, kf, secs, window, size, fds[1]));
+        }
+    }
+    close(fds[1]);
+    double total = 0, r;
+    int got = 0;
+    while (read(fds[0], &r, sizeof(r)) == sizeof(r)) {
+        total += r;
+        got++;
+    }
+    close(fds[0]);
+    for (int i = 0; i < n; i++)
+        waitpid(cl[i], NULL, 0);
+    kill(srv, SIGTERM);
+    waitpid(srv, NULL, 0);
+    unlink(af);
+    unlink(kf);
+    rmdir(dir);
+    free(cl);
+    return got == n ? total : -1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *prov = "shm", *csv = NULL;
+    double secs = 2;
+    int window = 16;
+    size_t size = 8;
+    int counts[16], nc = 0;
+    char list[64] = "1,2,4,8,16";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-p") && i + 1 < argc)
+            prov = argv[++i];
+        else if (!strcmp(argv[i], "-t") && i + 1 < argc)
+            secs = atof(argv[++i]);
+        else if (!strcmp(argv[i], "-w") && i + 1 < argc)
+            window = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-s") && i + 1 < argc)
+            size = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "-c") && i + 1 < argc)
+            snprintf(list, sizeof(list), "%s", argv[++i]);
+        else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
+            csv = argv[++i];
+        else {
+            fprintf(stderr, "usage: %s [-p PROV] [-t SECONDS] [-w WINDOW] [-s BYTES] "
+                            "[-c 1,2,4,8,16] [--csv FILE]\n", argv[0]);
+            return 2;
+        }
+    }
+    for (char *t = strtok(list, ","); t && nc < 16; t = strtok(NULL, ","))
+        counts[nc++] = atoi(t);
+    signal(SIGPIPE, SIG_IGN);
+    printf("# rpc_rate: provider %s, %zu-byte echo, window %d per client, %.1f s per point\n",
+           prov, size, window, secs);
+    printf("%-8s %18s %18s %8s\n", "clients", "multi-recv (/s)", "one-buffer (/s)", "ratio");
+    FILE *cf = csv ? fopen(csv, "a") : NULL;
+    for (int i = 0; i < nc; i++) {
+        double m = run(prov, 1, counts[i], secs, window, size);
+        double c = run(prov, 0, counts[i], secs, window, size);
+        printf("%-8d %18.0f %18.0f %8.2f\n", counts[i], m, c, c > 0 ? m / c : 0);
+        fflush(stdout);
+        if (cf)
+            fprintf(cf, "rpc_rate,%s,%d,%.0f,%.0f\n", prov, counts[i], m, c);
+    }
+    if (cf)
+        fclose(cf);
+    return 0;
+}

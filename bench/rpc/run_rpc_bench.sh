@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# run_rpc_bench.sh [BINDIR] [RAW_FI] [shm|tcp]: the two data-service tables,
+# with raw fi_read/fi_write at 1 MiB (bench/raw_fi) for the bulk ratios.
+set -u
+BIN=${1:-$(dirname "$0")}
+RAW=${2:-$BIN/raw_fi}
+case ${3:-shm} in
+  shm) PROV=shm ;;
+  tcp) PROV="tcp;ofi_rxm"; export FI_TCP_IFACE=lo FI_OFI_RXM_USE_SRX=0 ;;
+esac
+export SHMEM_OFI_PROVIDER=$PROV
+"$BIN/rpc_rate" -p "$PROV" -t "${RATE_SECONDS:-2}"
+echo
+out=$("$BIN/bulk_bw" -p "$PROV" -n "${BW_ITERS:-400}")
+echo "$out"
+if [ -x "$RAW" ]; then
+  rg=$("$RAW" get_bw -p "$PROV" -m 1M:1M -r 3 | awk '/^1048576/ {print $2}')
+  rp=$("$RAW" put_bw -p "$PROV" -m 1M:1M -r 3 | awk '/^1048576/ {print $2}')
+  printf "%-20s %12.0f %12.0f\n" "raw fi_read/fi_write" "$rg" "$rp"
+  echo "$out" | awk -v rg="$rg" -v rp="$rp" '
+    /^(register each|registration cache|symmetric heap)/ {
+      n = split($0, f, /  +/); g = f[2]; p = f[3];
+      printf "ratio to raw, %-20s pull %.2f  push %.2f\n", f[1] ":", g / rg, p / rp }'
+fi

@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file ofishmem_rpc.h
+ * Data services on ofishmem: remote procedure calls with one-sided bulk
+ * transfers, on the same libfabric RMA engine that carries shmem_put.
+ *
+ * The pattern is Mercury's and Nessie's. A server opens an instance with
+ * `listen` set, registers handlers by name and publishes its address (a
+ * printable string). A client opens an instance, looks the server up from
+ * that string and calls handlers; arguments and results are opaque bytes.
+ * Large data does not travel in the request: the client exposes a buffer as
+ * a bulk descriptor, puts the descriptor into the arguments, and the server
+ * pulls (orpc_bulk_get) or pushes (orpc_bulk_put) any part of it with RMA
+ * before it responds.
+ *
+ * Clients are ordinary processes (no launcher, no PMIx) and may also be
+ * SHMEM PEs: then symmetric-heap memory is exposed without a new
+ * registration. Every request carries the service's auth key; every bulk
+ * descriptor carries a deadline and a tag the server checks.
+ *
+ * Threads: an instance is driven by whoever calls orpc_progress / orpc_wait
+ * (handlers run there), or by its own progress thread (option
+ * `progress_thread`); handlers registered with ORPC_HANDLER_QUEUED are
+ * instead handed to the application through orpc_run_queued.
+ *
+ * Configuration comes from SHMEM_RPC_* environment variables (docs/ENV.md);
+ * the fields of orpc_opts_t override them.
+ */
+#ifndef OFISHMEM_RPC_H
+#define OFISHMEM_RPC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define ORPC_API __attribute__((visibility("default")))
+#else
+#define ORPC_API
+#endif
+
+/** Version of the wire format (requests, responses, bulk descriptors). */
+#define ORPC_WIRE_VERSION 1
+
+/** Return codes: ORPC_OK or a negative ORPC_E*. Handlers' own statuses
+ * travel unchanged, so keep them >= 0 or use these codes. */
+#define ORPC_OK 0
+#define ORPC_EINVAL (-1)    /**< invalid argument */
+#define ORPC_ENOMEM (-2)    /**< out of memory */
+#define ORPC_EFABRIC (-3)   /**< network failure */
+#define ORPC_ETIMEDOUT (-4) /**< no response within the call's timeout */
+#define ORPC_EAGAIN (-5)    /**< not complete yet (orpc_test) */
+#define ORPC_ENOENT (-6)    /**< no handler with that id on the server */
+#define ORPC_EAUTH (-7)     /**< auth key or descriptor tag wrong */
+#define ORPC_EPROTO (-8)    /**< malformed message */
+#define ORPC_ERANGE (-9)    /**< outside a bulk descriptor, or too large */
+#define ORPC_EPERM (-10)    /**< bulk access not granted, or not the owner */
+#define ORPC_EEXPIRED (-11) /**< bulk descriptor past its deadline */
+#define ORPC_EBUSY (-12)    /**< server out of request slots */
+#define ORPC_EPEER (-13)    /**< peer unreachable or gone */
+#define ORPC_EADDR (-14)    /**< not an address string of ours */
+#define ORPC_ENOSYS (-15)   /**< not supported here */
+
+/** Text for an ORPC_* code. */
+ORPC_API const char *orpc_strerror(int rc);
+
+typedef struct orpc orpc_t;           /**< an endpoint: server, client or both */
+typedef struct orpc_peer orpc_peer_t; /**< a server looked up by a client */
+typedef struct orpc_req orpc_req_t;   /**< a client's call in flight */
+typedef struct orpc_call orpc_call_t; /**< a request being served */
+typedef struct orpc_bulk orpc_bulk_t; /**< a client buffer exposed for bulk access */
+
+/** Options of orpc_open. orpc_opts_init fills "from the environment". */
+typedef struct {
+    int listen;                /**< serve requests (needs an auth key) */
+    const char *provider;      /**< NULL: SHMEM_RPC_PROVIDER, the PE's, FI_PROVIDER, "shm" */
+    const char *auth_key_file; /**< listen: write the new key here, mode 0600 (NULL:
+                                    SHMEM_RPC_AUTH_FILE; with neither, SHMEM_RPC_AUTH_KEY
+                                    or a file in /tmp, see orpc_auth_file) */
+    int progress_thread;       /**< -1: SHMEM_RPC_PROGRESS_THREAD */
+    int multi_recv;            /**< -1: SHMEM_RPC_MULTI_RECV (0: one buffer per request) */
+    int mr_cache;              /**< -1: SHMEM_RPC_MR_CACHE */
+} orpc_opts_t;
+
+/** Sets every option to "from the environment". */
+ORPC_API void orpc_opts_init(orpc_opts_t *opts);
+
+/**
+ * Opens an instance. A listening one opens its endpoint at once; a client
+ * opens it at its first orpc_lookup, on the server's provider.
+ * @param opts NULL: all from the environment.
+ */
+ORPC_API int orpc_open(const orpc_opts_t *opts, orpc_t **rpc_p);
+/** Closes an instance: says goodbye to servers, waits out bulk deadlines. */
+ORPC_API int orpc_close(orpc_t *rpc);
+
+/**
+ * The instance's address, e.g. "orpc://shm/66695f..." or
+ * "orpc://tcp,ofi_rxm/0200...": printable, no shell quoting needed.
+ * @param len at least ORPC_ADDR_STRLEN.
+ */
+ORPC_API int orpc_addr(orpc_t *rpc, char *buf, size_t len);
+#define ORPC_ADDR_STRLEN 256
+
+/** Path of the auth key file this server wrote ("" when the key came from the env). */
+ORPC_API const char *orpc_auth_file(orpc_t *rpc);
+
+/** Stable 64-bit id of a handler name (FNV-1a). */
+ORPC_API uint64_t orpc_id(const char *name);
+
+/**
+ * A handler. `in` stays valid until orpc_respond. It must call
+ * orpc_respond exactly once, before returning or later (from the thread
+ * that drives the instance).
+ */
+typedef void (*orpc_handler_t)(orpc_call_t *call, const void *in, size_t in_len, void *arg);
+
+/** Handler flag: hand calls to the application (orpc_run_queued). */
+#define ORPC_HANDLER_QUEUED 0x1
+
+/** Registers a handler under orpc_id(name); *id_p gets the id (may be NULL). */
+ORPC_API int orpc_register(orpc_t *rpc, const char *name, orpc_handler_t fn, void *arg,
+                           unsigned flags, uint64_t *id_p);
+
+/** Answers a call with a status and out_len bytes (at most SHMEM_RPC_MAX_RESP). */
+ORPC_API int orpc_respond(orpc_call_t *call, int status, const void *out, size_t out_len);
+
+/** The instance a call arrived on. */
+ORPC_API orpc_t *orpc_call_rpc(orpc_call_t *call);
+
+/**
+ * Looks a server up.
+ * @param addr its address string.
+ * @param auth its key as hex, "@PATH" to read it from a file, or NULL for
+ *             SHMEM_RPC_AUTH_KEY / SHMEM_RPC_AUTH_FILE.
+ */
+ORPC_API int orpc_lookup(orpc_t *rpc, const char *addr, const char *auth, orpc_peer_t **peer_p);
+/** Forgets a server (tells it, so it frees what it keeps for us). */
+ORPC_API int orpc_peer_release(orpc_peer_t *peer);
+
+/**
+ * Starts a call. `in` must stay valid until the call completes when
+ * in_len is above 1 KiB (smaller arguments are copied). The response's
+ * payload is copied into out (at most out_cap bytes).
+ * @param timeout_ms < 0: SHMEM_RPC_TIMEOUT.
+ */
+ORPC_API int orpc_icall(orpc_t *rpc, orpc_peer_t *peer, uint64_t id, const void *in,
+                        size_t in_len, void *out, size_t out_cap, int timeout_ms,
+                        orpc_req_t **req_p);
+/**
+ * Waits for a call: returns the server's status (or ORPC_ETIMEDOUT,
+ * ORPC_EPEER...); *out_len_p gets the payload's full length (may exceed
+ * out_cap: then it was cut). The request handle is gone afterwards.
+ */
+ORPC_API int orpc_wait(orpc_req_t *req, size_t *out_len_p);
+/** Like orpc_wait without waiting: ORPC_EAGAIN while the call is in flight. */
+ORPC_API int orpc_test(orpc_req_t *req, size_t *out_len_p);
+/** orpc_icall + orpc_wait. */
+ORPC_API int orpc_call(orpc_t *rpc, orpc_peer_t *peer, uint64_t id, const void *in,
+                       size_t in_len, void *out, size_t out_cap, size_t *out_len_p,
+                       int timeout_ms);
+
+/**
+ * Drives the network and runs ready handlers, for up to timeout_ms
+ * (0: once, no waiting). Returns how many events it handled, or an error.
+ */
+ORPC_API int orpc_progress(orpc_t *rpc, int timeout_ms);
+/** Runs up to max queued handlers (ORPC_HANDLER_QUEUED), waiting up to timeout_ms. */
+ORPC_API int orpc_run_queued(orpc_t *rpc, int max, int timeout_ms);
+
+/* ------------------------------------------------------------------ bulk */
+
+#define ORPC_BULK_READ 0x1  /**< the server may pull (orpc_bulk_get) */
+#define ORPC_BULK_WRITE 0x2 /**< the server may push (orpc_bulk_put) */
+#define ORPC_BULK_RW 0x3
+/** Bytes of an encoded bulk descriptor inside arguments. */
+#define ORPC_BULK_DESC_SIZE 128
+
+/**
+ * Exposes [buf, buf+len) to the servers this instance calls. Symmetric-heap
+ * memory of a PE needs no registration; other memory goes through the
+ * registration cache (SHMEM_RPC_MR_CACHE).
+ * @param ttl_ms how long a server may use it (< 0: SHMEM_RPC_BULK_TTL): the
+ *        server refuses it after start + ttl, and the client keeps the
+ *        registration until start + 2 x ttl if a call carrying it failed.
+ */
+ORPC_API int orpc_bulk_expose(orpc_t *rpc, void *buf, size_t len, unsigned access, int ttl_ms,
+                              orpc_bulk_t **bulk_p);
+/** Writes the descriptor (ORPC_BULK_DESC_SIZE bytes) for calls to peer. */
+ORPC_API int orpc_bulk_encode(orpc_bulk_t *bulk, orpc_peer_t *peer, void *out);
+/**
+ * Releases the buffer. After every call carrying it got its response this
+ * is immediate; if one failed without a response it waits (driving
+ * progress) until the client deadline, so the buffer is safe to reuse
+ * when it returns.
+ */
+ORPC_API int orpc_bulk_release(orpc_bulk_t *bulk);
+/** Drops cached registrations overlapping [buf, buf+len) (before freeing it). */
+ORPC_API int orpc_mr_cache_evict(orpc_t *rpc, const void *buf, size_t len);
+
+/** A bulk descriptor as a server sees it, after checks (orpc_bulk_decode). */
+typedef struct {
+    uint64_t addr;       /**< client's address of the first byte (for logs) */
+    uint64_t len;        /**< bytes exposed */
+    uint64_t key;        /**< registration key */
+    uint64_t rbase;      /**< remote address of the first byte for RMA */
+    uint64_t deadline;   /**< server's deadline, CLOCK_MONOTONIC ns */
+    unsigned access;     /**< ORPC_BULK_READ / ORPC_BULK_WRITE */
+    unsigned owner_len;
+    unsigned char owner[64]; /**< owner's raw address */
+} orpc_bulk_desc_t;
+
+/**
+ * Decodes and checks a descriptor from a request: tag (made with the
+ * service's key), owner (must be the caller), access bits, range. Refusals
+ * are counted in the stats.
+ */
+ORPC_API int orpc_bulk_decode(orpc_call_t *call, const void *wire, orpc_bulk_desc_t *desc);
+/**
+ * Pulls [off, off+len) of the descriptor into dst; blocking. Refused
+ * (ORPC_ERANGE/ORPC_EPERM/ORPC_EEXPIRED) unless inside the descriptor,
+ * allowed by its access bits and before its deadline.
+ */
+ORPC_API int orpc_bulk_get(orpc_call_t *call, const orpc_bulk_desc_t *desc, size_t off,
+                           void *dst, size_t len);
+/** Pushes src to [off, off+len) of the descriptor; blocking. */
+ORPC_API int orpc_bulk_put(orpc_call_t *call, const orpc_bulk_desc_t *desc, size_t off,
+                           const void *src, size_t len);
+/** Non-blocking forms: many may be in flight; orpc_bulk_wait completes them. */
+ORPC_API int orpc_bulk_iget(orpc_call_t *call, const orpc_bulk_desc_t *desc, size_t off,
+                            void *dst, size_t len);
+ORPC_API int orpc_bulk_iput(orpc_call_t *call, const orpc_bulk_desc_t *desc, size_t off,
+                            const void *src, size_t len);
+/** Waits for every transfer the call issued; returns the first error. */
+ORPC_API int orpc_bulk_wait(orpc_call_t *call);
+/**
+ * Like orpc_bulk_wait without waiting: ORPC_EAGAIN while transfers are in
+ * flight. Lets a server keep many calls' transfers going and answer each
+ * when its data is in (drive orpc_progress meanwhile).
+ */
+ORPC_API int orpc_bulk_test(orpc_call_t *call);
+
+/* ----------------------------------------------------------------- stats */
+
+/** Counters of an instance (server and client sides). */
+typedef struct {
+    uint64_t requests;       /**< requests accepted for dispatch */
+    uint64_t responses;      /**< responses sent */
+    uint64_t calls;          /**< client calls completed with a response */
+    uint64_t rejected_auth;  /**< requests without the right key (dropped) */
+    uint64_t malformed;      /**< undecodable requests (dropped or answered EPROTO) */
+    uint64_t oversized;      /**< requests above SHMEM_RPC_MAX_REQ */
+    uint64_t truncated;      /**< messages the provider cut (larger than the buffer) */
+    uint64_t no_handler;     /**< requests for an unknown id (answered ENOENT) */
+    uint64_t busy;           /**< requests refused for lack of slots */
+    uint64_t copied;         /**< requests copied out of the last receive buffer */
+    uint64_t reposts;        /**< receive buffers posted again */
+    uint64_t bulk_refused;   /**< bulk descriptors or transfers refused by checks */
+    uint64_t bulk_errors;    /**< transfers that failed in the network */
+    uint64_t bulk_bytes;     /**< bytes pulled and pushed */
+    uint64_t late_responses; /**< responses for calls that had timed out */
+    uint64_t peers_live;     /**< peers known now */
+    uint64_t peers_reclaimed;/**< peers forgotten (goodbye, idle, failure) */
+    uint64_t calls_live;     /**< requests being served now */
+    uint64_t mr_cache_hits;
+    uint64_t mr_cache_misses;
+    uint64_t mr_live;        /**< registrations held now (cache included) */
+} orpc_stats_t;
+
+ORPC_API int orpc_stats(orpc_t *rpc, orpc_stats_t *stats);
+
+/* ------------------------------------------------ argument encode/decode */
+
+/** Writer of little-endian fixed-size fields; err is set on overflow. */
+typedef struct {
+    unsigned char *p;
+    size_t cap, pos;
+    int err;
+} orpc_enc_t;
+
+/** Reader of the same; err is set on a short buffer (values read as 0). */
+typedef struct {
+    const unsigned char *p;
+    size_t len, pos;
+    int err;
+} orpc_dec_t;
+
+static inline void orpc_enc_init(orpc_enc_t *e, void *buf, size_t cap)
+{
+    e->p = (unsigned char *)buf;
+    e->cap = cap;
+    e->pos = 0;
+    e->err = 0;
+}
+
+static inline void orpc_enc_uint(orpc_enc_t *e, uint64_t v, unsigned bytes)
+{
+    if (e->err || e->cap - e->pos < bytes) {
+        e->err = 1;
+        return;
+    }
+    for (unsigned i = 0; i < bytes; i++)
+        e->p[e->pos++] = (unsigned char)(v >> (8 * i));
+}
+
+static inline void orpc_enc_u8(orpc_enc_t *e, uint8_t v) { orpc_enc_uint(e, v, 1); }
+static inline void orpc_enc_u16(orpc_enc_t *e, uint16_t v) { orpc_enc_uint(e, v, 2); }
+static inline void orpc_enc_u32(orpc_enc_t *e, uint32_t v) { orpc_enc_uint(e, v, 4); }
+static inline void orpc_enc_u64(orpc_enc_t *e, uint64_t v) { orpc_enc_uint(e, v, 8); }
+static inline void orpc_enc_i64(orpc_enc_t *e, int64_t v) { orpc_enc_uint(e, (uint64_t)v, 8); }
+
+static inline void orpc_enc_bytes(orpc_enc_t *e, const void *src, size_t n)
+{
+    if (e->err || e->cap - e->pos < n) {
+        e->err = 1;
+        return;
+    }
+    if (n)
+        memcpy(e->p + e->pos, src, n);
+    e->pos += n;
+}
+
+/** Reserves n bytes and returns where they are (NULL on overflow). */
+static inline void *orpc_enc_reserve(orpc_enc_t *e, size_t n)
+{
+    if (e->err || e->cap - e->pos < n) {
+        e->err = 1;
+        return NULL;
+    }
+    void *r = e->p + e->pos;
+    e->pos += n;
+    return r;
+}
+
+static inline void orpc_dec_init(orpc_dec_t *d, const void *buf, size_t len)
+{
+    d->p = (const unsigned char *)buf;
+    d->len = len;
+    d->pos = 0;
+    d->err = 0;
+}
+
+static inline uint64_t orpc_dec_uint(orpc_dec_t *d, unsigned bytes)
+{
+    if (d->err || d->len - d->pos < bytes) {
+        d->err = 1;
+        return 0;
+    }
+    uint64_t v = 0;
+    for (unsigned i = 0; i < bytes; i++)
+        v |= (uint64_t)d->p[d->pos++] << (8 * i);
+    return v;
+}
+
+static inline uint8_t orpc_dec_u8(orpc_dec_t *d) { return (uint8_t)orpc_dec_uint(d, 1); }
+static inline uint16_t orpc_dec_u16(orpc_dec_t *d) { return (uint16_t)orpc_dec_uint(d, 2); }
+static inline uint32_t orpc_dec_u32(orpc_dec_t *d) { return (uint32_t)orpc_dec_uint(d, 4); }
+static inline uint64_t orpc_dec_u64(orpc_dec_t *d) { return orpc_dec_uint(d, 8); }
+static inline int64_t orpc_dec_i64(orpc_dec_t *d) { return (int64_t)orpc_dec_uint(d, 8); }
+
+/** Returns a pointer to the next n bytes (NULL and err set if short). */
+static inline const void *orpc_dec_bytes(orpc_dec_t *d, size_t n)
+{
+    if (d->err || d->len - d->pos < n) {
+        d->err = 1;
+        return NULL;
+    }
+    const void *r = d->p + d->pos;
+    d->pos += n;
+    return r;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OFISHMEM_RPC_H */

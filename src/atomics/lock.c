@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Distributed locks: an MCS queue lock on the user's symmetric long.
+ *
+ * The long is two 32-bit words. Word 0, on the lock's home PE only, is the
+ * queue's tail: 0 when the lock is free, else 1 + the PE that asked last.
+ * Word 1, on every PE, is that PE's queue node: bits 0-30 hold 1 + the PE
+ * queued behind it (0: none yet), bit 31 is set by the predecessor when the
+ * lock passes to this PE. A requester swaps itself into the tail; if there
+ * was a predecessor it ORs its number into the predecessor's node and then
+ * spins on its OWN node (local memory, driving progress), so waiters do not
+ * touch the network. The lock is handed over in FIFO order.
+ *
+ * Nobody writes a PE's node while that PE is out of the queue (its
+ * successor learns of it only through the tail, its predecessor only
+ * through the node), so the PE clears its node with a plain store before it
+ * queues. The home PE is spread by address so that several locks do not all
+ * load PE 0.
+ */
+#include "atomics/amo.h"
+
+#define LOCK_SIGNAL 0x80000000u
+#define LOCK_NEXT_MASK 0x7fffffffu
+
+#define DFLT (&shm_ctx_default_g)
+
+typedef struct {
+    uint32_t *tail;          /* word 0: meaningful on home */
+    volatile uint32_t *node; /* word 1: ours */
+    int home;
+    uint32_t me1;
+} lock_ref_t;
+
+static lock_ref_t lock_ref(const char *fn, long *lock)
+{
+    size_t off;
+    shm_check_running(fn);
+    int seg = shm_xlate_or_die(fn, lock, sizeof(long), &off, "lock");
+    if (((uintptr_t)lock & (sizeof(uint32_t) - 1)) != 0)
+        shm_amo_misaligned(fn, lock, sizeof(uint32_t), shm_state_g.me);
+    if ((uint64_t)shm_state_g.npes > LOCK_NEXT_MASK)
+        shm_fatal("%s: locks support at most %u PEs", fn, LOCK_NEXT_MASK);
+    lock_ref_t r = {
+        .tail = (uint32_t *)lock,
+        .node = (volatile uint32_t *)lock + 1,
+        .home = (int)(((off / sizeof(long)) + (size_t)seg) % (size_t)shm_state_g.npes),
+        .me1 = (uint32_t)shm_state_g.me + 1,
+    };
+    return r;
+}
+
+static void lock_enter(const lock_ref_t *r)
+{
+    *r->node = 0;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void shm_lock_set(const char *fn, long *lock)
+{
+    lock_ref_t r = lock_ref(fn, lock);
+    uint32_t prev;
+    lock_enter(&r);
+    shm_amo_fetch(fn, DFLT, CDT_AMO_UINT32, CDT_AMO_SWAP, r.tail, sizeof(uint32_t), &r.me1,
+                  &prev, r.home, 0);
+    if (prev != 0) {
+        shm_amo_post(fn, DFLT, CDT_AMO_UINT32, CDT_AMO_OR, (void *)r.node, sizeof(uint32_t),
+                     &r.me1, (int)prev - 1);
+        while (!(*r.node & LOCK_SIGNAL))
+            shm_core_wait_progress();
+    }
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+
+int shm_lock_test(const char *fn, long *lock)
+{
+    lock_ref_t r = lock_ref(fn, lock);
+    uint32_t zero = 0, cur;
+    lock_enter(&r);
+    shm_amo_cswap(fn, DFLT, CDT_AMO_UINT32, r.tail, sizeof(uint32_t), &zero, &r.me1, &cur, r.home,
+                  0);
+    if (cur != 0)
+        return 1;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    return 0;
+}
+
+void shm_lock_clear(const char *fn, long *lock)
+{
+    lock_ref_t r = lock_ref(fn, lock);
+    uint32_t zero = 0, cur;
+    /* What the critical section wrote is complete before anyone else enters. */
+    cdt_quiet(&DFLT->cdt);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    shm_amo_cswap(fn, DFLT, CDT_AMO_UINT32, r.tail, sizeof(uint32_t), &r.me1, &zero, &cur, r.home,
+                  0);
+    if (cur == r.me1)
+        return; /* nobody queued behind us */
+    uint32_t next;
+    while (((next = *r.node) & LOCK_NEXT_MASK) == 0)
+        shm_core_wait_progress();
+    uint32_t sig = LOCK_SIGNAL;
+    shm_amo_post(fn, DFLT, CDT_AMO_UINT32, CDT_AMO_OR, (void *)r.node, sizeof(uint32_t), &sig,
+                 (int)(next & LOCK_NEXT_MASK) - 1);
+    /* Hand-over done before we return: a PE that computes next without
+     * calling the library must not leave its successor waiting. */
+    cdt_quiet(&DFLT->cdt);
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Collectives over a team (or an active set viewed as one). Byte-level
+ * entry points used by the typed API, the algorithms behind them, and the
+ * flag/put helpers every algorithm is built from (see core/team.h for the
+ * workspace and the flag protocol).
+ *
+ * Algorithms are picked per call from the team size and the message size,
+ * with thresholds from the env table, or forced by name with
+ * SHMEM_<COLL>_ALGORITHM. Every member must pick the same one: choices
+ * depend only on values every member shares.
+ */
+#ifndef SHM_COLL_COLL_H
+#define SHM_COLL_COLL_H
+
+#include <string.h>
+
+#include "core/team.h"
+
+typedef enum { SHM_BARRIER_AUTO, SHM_BARRIER_LINEAR, SHM_BARRIER_DISSEM } shm_barrier_alg_t;
+typedef enum { SHM_BCAST_AUTO, SHM_BCAST_LINEAR, SHM_BCAST_TREE } shm_bcast_alg_t;
+typedef enum {
+    SHM_REDUCE_AUTO,
+    SHM_REDUCE_LINEAR, /* everyone's block to everyone's scratch; combine in rank order */
+    SHM_REDUCE_RD,     /* recursive doubling through scratch (folding for non-powers of 2) */
+    SHM_REDUCE_RSAG,   /* reduce-scatter by gets of the sources, allgather by puts */
+} shm_reduce_alg_t;
+typedef enum {
+    SHM_GATHER_AUTO,
+    SHM_GATHER_LINEAR, /* every block straight to every PE */
+    SHM_GATHER_RING,   /* n-1 steps to the right neighbour */
+    SHM_GATHER_BRUCK,  /* dissemination: ceil(log2 n) steps, doubling blocks */
+} shm_gather_alg_t;
+typedef enum { SHM_A2A_AUTO, SHM_A2A_LINEAR, SHM_A2A_PAIRWISE } shm_a2a_alg_t;
+
+/* Settings from the env table, parsed once at init (coll/select.c). */
+typedef struct {
+    shm_barrier_alg_t barrier;
+    shm_bcast_alg_t bcast;
+    shm_reduce_alg_t reduce;
+    shm_gather_alg_t fcollect, collect;
+    shm_a2a_alg_t alltoall;
+    long barrier_linear_npes;
+    long bcast_linear_npes;
+    size_t bcast_segment;
+    long reduce_linear_npes;
+    size_t reduce_linear_max;
+    size_t reduce_rsag_min;
+    long fcollect_linear_npes;
+    size_t fcollect_ring_min;
+    size_t alltoall_pairwise_min;
+} shm_coll_config_t;
+
+extern shm_coll_config_t shm_coll_cfg_g;
+
+/* Reads the SHMEM_*_ALGORITHM and threshold rows; ends the job on a bad name. */
+void shm_coll_configure(void);
+
+/* acc[i] = acc[i] OP in[i] for i < n: one per (type, operation). */
+typedef void (*shm_coll_op_fn)(void *acc, const void *in, size_t n);
+
+/* ---- entry points (fn names the API call in error messages) ---- */
+void shm_coll_sync(shm_team_t *t);
+void shm_coll_bcast(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes,
+                    int root, int root_copies);
+void shm_coll_fcollect(const char *fn, shm_team_t *t, void *dest, const void *src,
+                       size_t bytes);
+void shm_coll_collect(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes);
+void shm_coll_alltoall(const char *fn, shm_team_t *t, void *dest, const void *src,
+                       size_t bytes);
+void shm_coll_alltoalls(const char *fn, shm_team_t *t, void *dest, const void *src,
+                        ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize);
+void shm_coll_reduce(const char *fn, shm_team_t *t, void *dest, const void *src, size_t count,
+                     size_t esize, shm_coll_op_fn op);
+void shm_coll_scan(const char *fn, shm_team_t *t, void *dest, const void *src, size_t count,
+                   size_t esize, shm_coll_op_fn op, int inclusive);
+
+/* Reduction of private (not symmetric) buffers, through the team's scratch: team creation. */
+void shm_coll_reduce_private(shm_team_t *t, void *dest, const void *src, size_t count,
+                             size_t esize, shm_coll_op_fn op);
+
+/* Algorithms (also callable directly by tests through the env table). */
+void shm_coll_barrier_alg(shm_team_t *t, shm_barrier_alg_t alg);
+
+/* ---- helpers every algorithm uses ---- */
+
+/* Collectives travel on the default context: its progress is what every wait loop drives. */
+static inline cdt_ctx_t *shm_coll_cdt(void)
+{
+    return &shm_ctx_default_g.cdt;
+}
+
+static inline int shm_coll_idx(const shm_team_t *t, int rank)
+{
+    return t->by_world ? shm_team_pe(t, rank) : rank;
+}
+
+/*
+ * One message to rank `to`: the sender's count for that peer, written into
+ * its own flag word there. Everything this PE issued before must be
+ * complete (the caller quiets once per phase): data before flag, and one
+ * flag word's writes land in order.
+ */
+static inline void shm_coll_flag(shm_team_t *t, int to)
+{
+    uint64_t v = ++t->sent[shm_coll_idx(t, to)];
+    cdt_put(shm_coll_cdt(), SHM_SEG_HEAP,
+            t->flags_off + (size_t)shm_coll_idx(t, t->me) * sizeof(uint64_t), &v, sizeof(v),
+            shm_team_pe(t, to));
+}
+
+/* Waits for the next message from rank `from`. */
+static inline void shm_coll_wait(shm_team_t *t, int from)
+{
+    int i = shm_coll_idx(t, from);
+    uint64_t want = ++t->seen[i];
+    while (t->flags[i] < want)
+        cdt_poll_idle();
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+
+static inline void shm_coll_quiet(void)
+{
+    cdt_quiet(shm_coll_cdt());
+}
+
+/* A symmetric buffer as (segment, offset); ends the job naming fn if it is not symmetric. */
+typedef struct {
+    int seg;
+    size_t off;
+    char *addr;
+} shm_coll_buf_t;
+
+static inline shm_coll_buf_t shm_coll_sym(const char *fn, const void *addr, size_t len,
+                                          const char *what)
+{
+    shm_coll_buf_t b;
+    b.addr = (char *)addr;
+    b.seg = shm_xlate_or_die(fn, addr, len, &b.off, what);
+    return b;
+}
+
+/* Non-blocking put of len bytes into b + off on rank `to` (a copy for this PE). */
+static inline void shm_coll_put(shm_team_t *t, const shm_coll_buf_t *b, size_t off,
+                                const void *src, size_t len, int to)
+{
+    if (len == 0)
+        return;
+    if (to == t->me) {
+        if (b->addr + off != (const char *)src)
+            memmove(b->addr + off, src, len);
+        return;
+    }
+    cdt_put_nbi(shm_coll_cdt(), b->seg, b->off + off, src, len, shm_team_pe(t, to));
+}
+
+#endif /* SHM_COLL_COLL_H */

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * fcollect and collect: every PE's block lands straight at its final place
+ * in every PE's dest; no staging.
+ *   linear: each PE puts its block to every PE (one step, n-1 puts);
+ *   ring:   n-1 steps, each passing one block to the right neighbour
+ *           (bandwidth-optimal, for large blocks);
+ *   bruck:  dissemination, ceil(log2 n) steps: in the step of distance d a
+ *           PE forwards the min(d, n-d) blocks it holds to the PE d ahead.
+ * collect first exchanges the block sizes the same way (into the team's
+ * sizes words; active sets use the linear exchange indexed by world PE).
+ */
+#include <stdlib.h>
+
+#include "coll/coll.h"
+
+typedef struct {
+    size_t nb;          /* fcollect: every block has nb bytes at rank * nb */
+    const size_t *off;  /* collect: per rank (NULL for fcollect) */
+    const size_t *len;
+} blocks_t;
+
+static inline size_t blk_off(const blocks_t *b, int r)
+{
+    return b->off ? b->off[r] : (size_t)r * b->nb;
+}
+
+static inline size_t blk_len(const blocks_t *b, int r)
+{
+    return b->off ? b->len[r] : b->nb;
+}
+
+/* Puts blocks first .. first+cnt-1 (mod n), held in d, to rank `to` at the same place. */
+static void put_range(shm_team_t *t, const shm_coll_buf_t *d, const blocks_t *b, int first,
+                      int cnt, int to)
+{
+    int n = t->n;
+    while (cnt > 0) {
+        int run = first + cnt <= n ? cnt : n - first; /* up to the wrap */
+        size_t a = blk_off(b, first);
+        size_t e = blk_off(b, first + run - 1) + blk_len(b, first + run - 1);
+        shm_coll_put(t, d, a, d->addr + a, e - a, to);
+        cnt -= run;
+        first = 0;
+    }
+}
+
+static void gather_linear(shm_team_t *t, const shm_coll_buf_t *d, const blocks_t *b,
+                          const void *src)
+{
+    int n = t->n, me = t->me;
+    for (int s = 1; s < n; s++)
+        shm_coll_put(t, d, blk_off(b, me), src, blk_len(b, me), (me + s) % n);
+    shm_coll_quiet();
+    for (int s = 1; s < n; s++)
+        shm_coll_flag(t, (me + s) % n);
+    for (int s = 1; s < n; s++)
+        shm_coll_wait(t, (me - s + n) % n);
+}
+
+static void gather_ring(shm_team_t *t, const shm_coll_buf_t *d, const blocks_t *b)
+{
+    int n = t->n, me = t->me, right = (me + 1) % n, left = (me - 1 + n) % n;
+    for (int s = 0; s < n - 1; s++) {
+        put_range(t, d, b, (me - s + n) % n, 1, right);
+        shm_coll_quiet();
+        shm_coll_flag(t, right);
+        shm_coll_wait(t, left);
+    }
+}
+
+static void gather_bruck(shm_team_t *t, const shm_coll_buf_t *d, const blocks_t *b)
+{
+    int n = t->n, me = t->me;
+    /* Before the step of distance d this PE holds blocks me-d+1 .. me. */
+    for (int dist = 1; dist < n; dist <<= 1) {
+        int cnt = dist < n - dist ? dist : n - dist;
+        put_range(t, d, b, (me - cnt + 1 + n) % n, cnt, (me + dist) % n);
+        shm_coll_quiet();
+        shm_coll_flag(t, (me + dist) % n);
+        shm_coll_wait(t, (me - dist + n) % n);
+    }
+}
+
+static void gather_run(shm_team_t *t, shm_gather_alg_t alg, const shm_coll_buf_t *d,
+                       const blocks_t *b, const void *src, size_t total)
+{
+    int me = t->me;
+    /* Own block first: the ring and bruck forward it from dest. */
+    if (d->addr + blk_off(b, me) != (const char *)src && blk_len(b, me))
+        memmove(d->addr + blk_off(b, me), src, blk_len(b, me));
+    if (t->n == 1)
+        return;
+    if (alg == SHM_GATHER_AUTO) {
+        if (t->n <= shm_coll_cfg_g.fcollect_linear_npes)
+            alg = SHM_GATHER_LINEAR;
+        else if (total >= shm_coll_cfg_g.fcollect_ring_min)
+            alg = SHM_GATHER_RING;
+        else
+            alg = SHM_GATHER_BRUCK;
+    }
+    switch (alg) {
+    case SHM_GATHER_LINEAR: gather_linear(t, d, b, src); break;
+    case SHM_GATHER_RING: gather_ring(t, d, b); break;
+    default: gather_bruck(t, d, b); break;
+    }
+}
+
+void shm_coll_fcollect(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes)
+{
+    if (bytes == 0)
+        return;
+    size_t total = bytes * (size_t)t->n;
+    shm_coll_buf_t d = shm_coll_sym(fn, dest, total, "destination");
+    blocks_t b = {.nb = bytes};
+    gather_run(t, shm_coll_cfg_g.fcollect, &d, &b, src, total);
+}
+
+/* Sizes of every rank's block into sz[] (rank order). */
+static void sizes_exchange(shm_team_t *t, size_t mine, size_t *sz)
+{
+    int n = t->n, me = t->me;
+    if (!t->by_world) {
+        uint64_t v = mine;
+        shm_coll_buf_t d = {.seg = SHM_SEG_HEAP, .off = t->sizes_off, .addr = (char *)t->sizes};
+        blocks_t b = {.nb = sizeof(uint64_t)};
+        gather_run(t, shm_coll_cfg_g.collect, &d, &b, &v, (size_t)n * sizeof(uint64_t));
+        for (int r = 0; r < n; r++)
+            sz[r] = t->sizes[r];
+        return;
+    }
+    /* Active sets: word of world PE p holds p's size; linear exchange. */
+    uint64_t v = mine;
+    int wme = shm_team_pe(t, me);
+    shm_coll_buf_t d = {.seg = SHM_SEG_HEAP, .off = t->sizes_off, .addr = (char *)t->sizes};
+    t->sizes[wme] = v;
+    for (int s = 1; s < n; s++)
+        cdt_put(shm_coll_cdt(), SHM_SEG_HEAP, d.off + (size_t)wme * sizeof(uint64_t), &v,
+                sizeof(v), shm_team_pe(t, (me + s) % n));
+    shm_coll_quiet();
+    for (int s = 1; s < n; s++)
+        shm_coll_flag(t, (me + s) % n);
+    for (int s = 1; s < n; s++)
+        shm_coll_wait(t, (me - s + n) % n);
+    for (int r = 0; r < n; r++)
+        sz[r] = ((volatile uint64_t *)t->sizes)[shm_team_pe(t, r)];
+}
+
+void shm_coll_collect(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes)
+{
+    int n = t->n;
+    size_t stack_sz[2 * 64];
+    size_t *sz = n <= 64 ? stack_sz : malloc(2 * (size_t)n * sizeof(size_t));
+    if (sz == NULL)
+        shm_fatal("%s: out of memory for %d block sizes", fn, n);
+    size_t *off = sz + n;
+    if (n == 1) {
+        sz[0] = bytes;
+    } else {
+        sizes_exchange(t, bytes, sz);
+    }
+    size_t total = 0;
+    for (int r = 0; r < n; r++) {
+        off[r] = total;
+        total += sz[r];
+    }
+    /*
+     * Even when every block is empty the flags go round: a PE must not
+     * finish (and start writing the next collect's sizes here) before
+     * every PE has read this one's.
+     */
+    shm_coll_buf_t d = {.seg = -1, .off = 0, .addr = dest};
+    if (total)
+        d = shm_coll_sym(fn, dest, total, "destination");
+    blocks_t b = {.off = off, .len = sz};
+    gather_run(t, shm_coll_cfg_g.collect, &d, &b, src, total);
+    if (sz != stack_sz)
+        free(sz);
+}

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Bulk data for data services: short-lived registrations of a client's
+ * buffers, and the server's one-sided pulls and pushes on the same RMA
+ * engine (fragments, counters) that carries shmem_put/shmem_get.
+ */
+#include <stdlib.h>
+#include <sys/random.h>
+
+#include <rdma/fi_domain.h>
+#include <rdma/fi_errno.h>
+
+#include "conduit/conduit.h"
+#include "conduit/ofi/ofi.h"
+#include "conduit/ofi/ofi_msg.h"
+#include "core/log.h"
+#include "heap/heap.h"
+
+/*
+ * Requested keys must be unique in a domain and should not be guessable:
+ * a random base (far from the PE segments' keys 1, 2...) plus a counter.
+ */
+static uint64_t next_key(const cdt_msg_dom_t *dom)
+{
+    static uint64_t base_g, ctr_g;
+    uint64_t b = __atomic_load_n(&base_g, __ATOMIC_RELAXED);
+    if (b == 0) {
+        uint64_t r = 0;
+        if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+            r = (uint64_t)(uintptr_t)&r * 0x9e3779b97f4a7c15ull;
+        r |= 1ull << 20;
+        __atomic_compare_exchange_n(&base_g, &b, r, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+        b = __atomic_load_n(&base_g, __ATOMIC_RELAXED);
+    }
+    uint64_t k = b + (__atomic_add_fetch(&ctr_g, 1, __ATOMIC_RELAXED) << 8);
+    if (dom->key_bits < 64)
+        k &= (1ull << dom->key_bits) - 1;
+    return k < 0x100 ? k + 0x100 : k;
+}
+
+shm_status_t cdt_bulk_expose(cdt_msg_ep_t *ep, void *buf, size_t len, unsigned access,
+                             cdt_bulk_reg_t *reg_p)
+{
+    cdt_msg_dom_t *dom = ep->dom;
+    size_t off;
+    int seg;
+    /* Symmetric memory of this PE is registered already, in this domain. */
+    if (dom->is_pe && len > 0 && (seg = shm_heap_xlate(buf, len, &off)) >= 0 &&
+        cdt_ofi_g.mr[seg] != NULL) {
+        reg_p->mr = NULL;
+        reg_p->key = fi_mr_key(cdt_ofi_g.mr[seg]);
+        reg_p->rbase = dom->virt_addr ? (uint64_t)(uintptr_t)buf : off;
+        return SHM_OK;
+    }
+    if (len == 0) {
+        reg_p->mr = NULL;
+        reg_p->key = 0;
+        reg_p->rbase = (uint64_t)(uintptr_t)buf;
+        return SHM_OK;
+    }
+    uint64_t acc = ((access & CDT_BULK_READ) ? FI_REMOTE_READ : 0) |
+                   ((access & CDT_BULK_WRITE) ? FI_REMOTE_WRITE : 0);
+    struct fid_mr *mr = NULL;
+    int rc = -FI_ENOKEY;
+    for (int tries = 0; tries < 8 && rc == -FI_ENOKEY; tries++)
+        rc = fi_mr_reg(dom->domain, buf, len, acc, 0, next_key(dom), 0, &mr, NULL);
+    if (rc != 0) {
+        shm_error("fi_mr_reg of %zu bytes failed on provider %s: %s", len, dom->prov,
+                  fi_strerror(-rc));
+        return cdt_msg_status(rc);
+    }
+    reg_p->mr = mr;
+    reg_p->key = fi_mr_key(mr);
+    reg_p->rbase = dom->virt_addr ? (uint64_t)(uintptr_t)buf : 0;
+    return SHM_OK;
+}
+
+void cdt_bulk_release(cdt_msg_ep_t *ep, cdt_bulk_reg_t *reg)
+{
+    (void)ep;
+    if (reg->mr)
+        fi_close(&((struct fid_mr *)reg->mr)->fid);
+    reg->mr = NULL;
+}
+
+shm_status_t cdt_bulk_get(cdt_msg_ep_t *ep, cdt_peer_t peer, void *dst, uint64_t raddr,
+                          uint64_t key, size_t len, void *ctx, uint64_t *nfrags_p)
+{
+    uint64_t before = ep->ctx.get_issued;
+    ssize_t rc = cdt_ofi_rma_frags(&ep->ctx, 1, dst, raddr, key, len, peer, ctx);
+    *nfrags_p = ep->ctx.get_issued - before;
+    if (rc != 0)
+        SHM_DEBUG(RPC, "bulk get of %zu bytes: %s", len, fi_strerror((int)-rc));
+    return cdt_msg_status((int)rc);
+}
+
+shm_status_t cdt_bulk_put(cdt_msg_ep_t *ep, cdt_peer_t peer, const void *src, uint64_t raddr,
+                          uint64_t key, size_t len, void *ctx, uint64_t *nfrags_p)
+{
+    uint64_t before = ep->ctx.put_issued;
+    ssize_t rc = cdt_ofi_rma_frags(&ep->ctx, 0, (void *)src, raddr, key, len, peer, ctx);
+    *nfrags_p = ep->ctx.put_issued - before;
+    if (rc != 0)
+        SHM_DEBUG(RPC, "bulk put of %zu bytes: %s", len, fi_strerror((int)-rc));
+    return cdt_msg_status((int)rc);
+}

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Internals of data services: instance, peers, requests, calls, receive pool, bulk. */
+#ifndef SHM_RPC_RPC_H
+#define SHM_RPC_RPC_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "conduit/conduit.h"
+#include "ofishmem_rpc.h"
+#include "rpc/wire.h"
+
+#define RPC_EXPORT __attribute__((visibility("default")))
+
+/* Arguments and results up to this size are copied into preallocated slots. */
+#define RPC_INLINE 1024
+#define RPC_NHANDLERS 256 /* open-addressing table; ids are FNV-1a of names */
+#define RPC_NCTL 32       /* control messages in flight (goodbyes, refusals) */
+#define RPC_PEER_HASH 1024
+#define RPC_MAX_PEERS 1024 /* then the least recently heard idle peer is forgotten */
+#define RPC_SEND_PATIENCE_NS (5ull * 1000000000ull)
+/* A transfer to a peer that never answers is abandoned this long after its deadline. */
+#define RPC_BULK_GRACE_NS (2ull * 1000000000ull)
+
+/* Every object whose address travels as a libfabric op context starts with its kind. */
+typedef enum { RPC_OBJ_RBUF = 1, RPC_OBJ_REQ, RPC_OBJ_CALL, RPC_OBJ_CTL, RPC_OBJ_BULK } rpc_obj_kind_t;
+
+typedef struct {
+    int kind;      /* RPC_OBJ_RBUF */
+    char *buf;
+    size_t len;
+    int multi;     /* FI_MULTI_RECV buffer */
+    int posted;    /* the provider may still write into it */
+    int refs;      /* calls whose arguments lie in it */
+} rpc_rbuf_t;
+
+struct orpc_peer {
+    orpc_t *rpc;
+    uint8_t addr[RPC_ADDR_MAX];
+    uint8_t alen;
+    uint8_t used;
+    uint8_t bye;          /* it said goodbye, or we did */
+    uint8_t failed;       /* a send to it failed */
+    cdt_peer_t fa;
+    uint8_t auth[RPC_AUTH_LEN]; /* client side: the service's key */
+    int refs;             /* lookups the application holds */
+    int inflight;         /* calls served for it + requests and control messages to it */
+    int next;             /* hash chain / free list (index, -1 ends) */
+    uint64_t last_ns;
+};
+
+enum { RPC_REQ_FREE = 0, RPC_REQ_ACTIVE, RPC_REQ_ZOMBIE };
+
+struct orpc_req {
+    int kind;             /* RPC_OBJ_REQ */
+    int state;
+    uint32_t idx, gen;
+    orpc_t *rpc;
+    orpc_peer_t *peer;
+    int sent, answered;
+    int status;
+    void *out;
+    size_t out_cap, out_len;
+    uint64_t send_ns, deadline_ns;
+    int next_free;
+    uint8_t hdr[RPC_HDR_MAX];
+    uint8_t inl[RPC_INLINE];
+};
+
+enum { RPC_CALL_FREE = 0, RPC_CALL_QUEUED, RPC_CALL_RUNNING, RPC_CALL_SENDING };
+
+typedef struct rpc_handler {
+    uint64_t id;
+    orpc_handler_t fn;
+    void *arg;
+    unsigned flags;
+    int used;
+} rpc_handler_t;
+
+struct orpc_call {
+    int kind;             /* RPC_OBJ_CALL */
+    int state;
+    orpc_t *rpc;
+    orpc_peer_t *peer;
+    const rpc_handler_t *h;
+    rpc_rbuf_t *rbuf;     /* arguments lie in this receive buffer (NULL: copied) */
+    const void *in;
+    size_t in_len;
+    void *in_heap, *out_heap;
+    uint64_t req_id;
+    uint64_t arrival_ns;
+    int bulk_kind;        /* RPC_OBJ_BULK: op context of this call's transfers */
+    int bulk_err;
+    int zombie;           /* answered, but transfers still out: freed when they end */
+    uint64_t bulk_issued, bulk_done, bulk_deadline;
+    uint64_t send_deadline; /* response waiting for the provider (resend list) */
+    size_t resp_hl, resp_len;
+    const void *resp_pay;
+    struct orpc_call *next;
+    uint8_t hdr[RPC_HDR_MAX];
+    uint8_t in_inl[RPC_INLINE];
+    uint8_t out_inl[RPC_INLINE];
+};
+
+typedef struct {
+    int kind;             /* RPC_OBJ_CTL */
+    int busy;
+    orpc_peer_t *peer;
+    uint8_t hdr[RPC_HDR_MAX];
+} rpc_ctl_t;
+
+/* A registration of the bulk cache (or a private one when the cache is off). */
+typedef struct rpc_mr {
+    char *base;
+    size_t len;
+    unsigned access;
+    cdt_bulk_reg_t reg;
+    int refs;
+    uint64_t lru;
+    struct rpc_mr *next;
+} rpc_mr_t;
+
+struct orpc_bulk {
+    orpc_t *rpc;
+    char *buf;
+    size_t len;
+    unsigned access;
+    int ttl_ms;
+    uint64_t start_ns, first_enc_ns;
+    cdt_bulk_reg_t reg;   /* key, rbase of buf */
+    rpc_mr_t *mr;         /* NULL: symmetric memory or empty */
+    struct orpc_bulk *next;
+};
+
+struct orpc {
+    cdt_msg_ep_t *ep;
+    int listen, multi_recv, mr_cache_on, use_thread;
+    char prov[64];
+    uint8_t self_addr[RPC_ADDR_MAX];
+    uint8_t self_alen;
+    uint8_t auth[RPC_AUTH_LEN];
+    char auth_path[256];
+    int auth_written;
+    size_t max_req, max_resp, msg_max;
+    int timeout_ms, bulk_ttl_ms, mr_cache_max;
+    uint64_t peer_idle_ns;
+
+    pthread_mutex_t lock;
+    int locking;
+    pthread_t thr;
+    volatile int thr_stop;
+    int thr_running;
+
+    char *rbuf_mem;
+    rpc_rbuf_t *rbufs;
+    int nrbufs, nposted;
+
+    rpc_handler_t handlers[RPC_NHANDLERS];
+
+    orpc_peer_t *peers;
+    int npeers, peer_free;
+    int peer_hash[RPC_PEER_HASH];
+    orpc_peer_t **by_fa;
+    size_t by_fa_cap;
+
+    struct orpc_req *reqs;
+    int nreqs, req_free;
+    uint64_t last_failed_send_ns;
+
+    struct orpc_call *calls;
+    int ncalls;
+    struct orpc_call *call_free;
+    struct orpc_call *ready_head, *ready_tail;
+    struct orpc_call *queued_head, *queued_tail;
+    struct orpc_call *resend_head, *resend_tail;
+    rpc_ctl_t ctl[RPC_NCTL];
+
+    rpc_mr_t *mrs;
+    int nmrs;
+    uint64_t lru_clock;
+    orpc_bulk_t *bulk_free;
+    uint64_t rma_errs_seen;
+
+    orpc_stats_t st;
+    uint64_t last_sweep_ns;
+};
+
+static inline uint64_t rpc_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline void rpc_lock(orpc_t *r)
+{
+    if (r->locking)
+        pthread_mutex_lock(&r->lock);
+}
+
+static inline void rpc_unlock(orpc_t *r)
+{
+    if (r->locking)
+        pthread_mutex_unlock(&r->lock);
+}
+
+/* Status translation: the one place shm_status_t becomes ORPC_E*. */
+int rpc_rc(shm_status_t st);
+
+/* Reads and handles up to a batch of network events (no handler runs). */
+int rpc_harvest(orpc_t *r);
+/* Waits a little when a poll found nothing: spin, then yield, then sleep. */
+void rpc_idle(unsigned *spins);
+
+/* Auth (auth.c). */
+int rpc_auth_parse_hex(const char *hex, uint8_t key[RPC_AUTH_LEN]);
+void rpc_auth_to_hex(const uint8_t key[RPC_AUTH_LEN], char hex[2 * RPC_AUTH_LEN + 1]);
+int rpc_auth_random(uint8_t key[RPC_AUTH_LEN]);
+int rpc_auth_write_file(const char *path, const uint8_t key[RPC_AUTH_LEN]);
+int rpc_auth_read_file(const char *path, uint8_t key[RPC_AUTH_LEN]);
+/* Key for a lookup: hex, "@path", or NULL for the environment. */
+int rpc_auth_resolve(const char *spec, uint8_t key[RPC_AUTH_LEN]);
+
+/* Bulk (bulk.c). */
+void rpc_bulk_fini(orpc_t *r);
+int rpc_bulk_wait_locked(orpc_t *r, struct orpc_call *c);
+/* Returns a call to the pool (or keeps it as a zombie while transfers are out). */
+void rpc_call_free(orpc_t *r, struct orpc_call *c);
+
+#endif /* SHM_RPC_RPC_H */

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The RPC wire format: request/response header and bulk descriptor. Pure
+ * functions over bytes (no fabric, no allocation), so they are unit-tested
+ * with cmocka and fuzzed with libFuzzer (tests/rpc/fuzz_wire.c).
+ */
+#ifndef SHM_RPC_WIRE_H
+#define SHM_RPC_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RPC_WIRE_MAGIC 0x4350524fu /* "ORPC" little-endian */
+#define RPC_BULK_MAGIC 0x4b4c424fu /* "OBLK" */
+#define RPC_WIRE_VERSION 1
+#define RPC_AUTH_LEN 16
+#define RPC_ADDR_MAX 64
+#define RPC_HDR_FIXED 56
+#define RPC_HDR_MAX (RPC_HDR_FIXED + RPC_ADDR_MAX)
+#define RPC_BULK_WIRE 128
+#define RPC_BULK_TAG_OFF 120
+
+enum { RPC_T_REQ = 1, RPC_T_RESP = 2, RPC_T_BYE = 3 };
+
+typedef enum {
+    RPC_WIRE_OK = 0,
+    RPC_WIRE_SHORT,   /* shorter than a header */
+    RPC_WIRE_MAGIC_BAD,
+    RPC_WIRE_VERSION_BAD,
+    RPC_WIRE_TYPE_BAD,
+    RPC_WIRE_ADDR_BAD, /* address length 0 (request) or above RPC_ADDR_MAX */
+    RPC_WIRE_LEN_BAD,  /* payload length disagrees with the message length */
+    RPC_WIRE_TOO_BIG,  /* payload above the limit */
+} rpc_wire_rc_t;
+
+typedef struct {
+    uint8_t version, type, addr_len, flags;
+    uint32_t payload_len;
+    uint32_t timeout_ms;
+    uint64_t rpc_id;   /* REQ: handler id */
+    uint64_t req_id;   /* client's token, echoed in the response */
+    int32_t status;    /* RESP */
+    uint8_t auth[RPC_AUTH_LEN];
+    const uint8_t *addr;    /* sender's raw address (decode: points into the message) */
+    const uint8_t *payload; /* decode: points into the message */
+} rpc_hdr_t;
+
+/* Header length for an address of addr_len bytes (payload starts 8-aligned). */
+static inline size_t rpc_wire_hdr_len(size_t addr_len)
+{
+    return RPC_HDR_FIXED + ((addr_len + 7) & ~(size_t)7);
+}
+
+/* Writes h (h->addr, h->addr_len, h->payload_len) into buf; returns the header
+ * length, or 0 when cap is too small or addr_len too large. */
+size_t rpc_wire_encode(void *buf, size_t cap, const rpc_hdr_t *h);
+
+/* Decodes and checks a whole message (header + payload) of len bytes. */
+rpc_wire_rc_t rpc_wire_decode(const void *msg, size_t len, size_t max_payload, rpc_hdr_t *h);
+
+const char *rpc_wire_rc_str(rpc_wire_rc_t rc);
+
+/* Constant-time comparison of two auth keys. */
+int rpc_auth_equal(const uint8_t *a, const uint8_t *b);
+
+/* SipHash-2-4 of len bytes under a 16-byte key. */
+uint64_t rpc_siphash(const uint8_t key[16], const void *data, size_t len);
+/* FNV-1a 64 of a string: handler ids. */
+uint64_t rpc_fnv1a(const char *s);
+
+typedef enum {
+    RPC_BULK_OK = 0,
+    RPC_BULK_MAGIC_BAD,
+    RPC_BULK_TAG_BAD,    /* not made with this service's key, or altered */
+    RPC_BULK_ACCESS_BAD, /* no access bit, or unknown bits */
+    RPC_BULK_OWNER_BAD,  /* owner length */
+    RPC_BULK_RANGE_BAD,  /* address or length wraps */
+    RPC_BULK_TTL_BAD,    /* expired when sent */
+} rpc_bulk_rc_t;
+
+typedef struct {
+    uint64_t addr, len, key, rbase;
+    uint32_t ttl_ms;
+    uint8_t access, owner_len;
+    uint8_t owner[RPC_ADDR_MAX];
+} rpc_bulk_wire_t;
+
+/* Writes the 128-byte descriptor with its tag under key. */
+void rpc_bulk_encode(void *out, const rpc_bulk_wire_t *b, const uint8_t key[16]);
+/* Checks and decodes one (128 bytes at wire). */
+rpc_bulk_rc_t rpc_bulk_decode(const void *wire, const uint8_t key[16], rpc_bulk_wire_t *b);
+/* Is [off, off+n) inside a descriptor of len bytes? */
+static inline int rpc_bulk_range_ok(uint64_t len, uint64_t off, uint64_t n)
+{
+    return off <= len && n <= len - off;
+}
+
+#endif /* SHM_RPC_WIRE_H */

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Test client. rpc_client ADDRFILE KEYFILE MODE [N]
+ *   shapes      every call shape: sizes, statuses, unknown id, timeout, async, queued, deferred
+ *   bulk        pulls and pushes of 0..16 MiB and sub-ranges, cache on and off, refusals
+ *   expire      a descriptor used after its deadline is refused
+ *   concurrent  N calls in flight at once
+ *   churn       N cycles of open, lookup, call, close
+ *   stats       prints the server's counters as NAME=VALUE lines
+ *   stop        asks the server to stop
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rpc_test.h"
+
+static orpc_t *rpc_g;
+static orpc_peer_t *srv_g;
+static uint64_t id_echo, id_status, id_sleep, id_pull, id_push, id_late, id_bad, id_queued,
+    id_defer, id_stats, id_stop;
+
+static void read_line(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL, "cannot open %s", path);
+    CHECK(fgets(buf, (int)len, f) != NULL, "empty %s", path);
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+static void connect_to(const char *addr_file, const char *key_file, orpc_t **rpc_p,
+                       orpc_peer_t **peer_p)
+{
+    char addr[ORPC_ADDR_STRLEN], key[300];
+    read_line(addr_file, addr, sizeof(addr));
+    snprintf(key, sizeof(key), "@%s", key_file);
+    CHECK_RC(orpc_open(NULL, rpc_p), ORPC_OK, "orpc_open");
+    CHECK_RC(orpc_lookup(*rpc_p, addr, key, peer_p), ORPC_OK, "orpc_lookup");
+}
+
+static void ids(void)
+{
+    id_echo = orpc_id(T_ECHO);
+    id_status = orpc_id(T_STATUS);
+    id_sleep = orpc_id(T_SLEEP);
+    id_pull = orpc_id(T_PULL);
+    id_push = orpc_id(T_PUSH);
+    id_late = orpc_id(T_PULL_LATE);
+    id_bad = orpc_id(T_BULK_BAD);
+    id_queued = orpc_id(T_QUEUED);
+    id_defer = orpc_id(T_DEFER);
+    id_stats = orpc_id(T_STATS);
+    id_stop = orpc_id(T_STOP);
+}
+
+static void echo_size(size_t n)
+{
+    char *in = malloc(n + 1), *out = malloc(n + 1);
+    t_fill(in, 0, n, (uint32_t)n);
+    memset(out, 0, n + 1);
+    size_t got = 12345;
+    int rc = orpc_call(rpc_g, srv_g, id_echo, in, n, out, n, &got, 5000);
+    CHECK_RC(rc, 0, "echo");
+    CHECK(got == n, "echo of %zu bytes answered %zu", n, got);
+    CHECK(memcmp(in, out, n) == 0, "echo of %zu bytes: payload differs", n);
+    free(in);
+    free(out);
+}
+
+static void mode_shapes(void)
+{
+    static const size_t sizes[] = {0, 1, 8, 100, 1024, 1025, 4096, 60000, 65536};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+        echo_size(sizes[i]);
+    /* Larger than SHMEM_RPC_MAX_REQ: refused before it leaves. */
+    static char big[65537];
+    size_t got;
+    CHECK_RC(orpc_call(rpc_g, srv_g, id_echo, big, sizeof(big), NULL, 0, &got, 1000),
+             ORPC_ERANGE, "oversized call");
+    /* Statuses travel unchanged, both ours and the handler's. */
+    static const int64_t sts[] = {0, 1, 42, ORPC_EPERM, -1000};
+    for (size_t i = 0; i < sizeof(sts) / sizeof(sts[0]); i++) {
+        char a[8];
+        orpc_enc_t e;
+        orpc_enc_init(&e, a, sizeof(a));
+        orpc_enc_i64(&e, sts[i]);
+        CHECK_RC(orpc_call(rpc_g, srv_g, id_status, a, e.pos, NULL, 0, &got, 5000), (int)sts[i],
+                 "status");
+        CHECK(got == 0, "status call answered %zu bytes", got);
+    }
+    /* Unknown handler. */
+    CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id("no.such.handler"), "x", 1, NULL, 0, &got, 5000),
+             ORPC_ENOENT, "unknown id");
+    /* A cut response: out_len tells the full length. */
+    char small[4];
+    CHECK_RC(orpc_call(rpc_g, srv_g, id_echo, "0123456789", 10, small, sizeof(small), &got,
+                       5000), 0, "echo into a small buffer");
+    CHECK(got == 10 && memcmp(small, "0123", 4) == 0, "cut response: got %zu", got);
+    /* Timeout, then the late response is dropped and the next call works. */
+    char a[4];
+    orpc_enc_t e;
+    orpc_enc_init(&e, a, sizeof(a));
+    orpc_enc_u32(&e, 400);
+    CHECK_RC(orpc_call(rpc_g, srv_g, id_sleep, a, e.pos, NULL, 0, &got, 100), ORPC_ETIMEDOUT,
+             "slow call");
+    echo_size(16);
+    /* Asynchronous: 32 in flight, completed out of order with test and wait. */
+    enum { NA = 32 };
+    orpc_req_t *req[NA];
+    uint64_t vals[NA], outs[NA];
+    for (int i = 0; i < NA; i++) {
+        vals[i] = 0x1000u + (uint64_t)i;
+        CHECK_RC(orpc_icall(rpc_g, srv_g, id_echo, &vals[i], 8, &outs[i], 8, 5000, &req[i]), 0,
+                 "icall");
+    }
+    int done[NA] = {0}, left = NA;
+    while (left > 0) {
+        for (int i = NA - 1; i >= 0; i--) {
+            if (done[i])
+                continue;
+            int rc = (i % 2) ? orpc_test(req[i], &got) : orpc_wait(req[i], &got);
+            if (rc == ORPC_EAGAIN)
+                continue;
+            CHECK_RC(rc, 0, "async echo");
+            CHECK(outs[i] == vals[i], "async echo %d: %llx", i, (unsigned long long)outs[i]);
+            done[i] = 1;
+            left--;
+        }
+    }
+    /* Queued handler (run by the application thread) and a deferred answer. */
+    char q[16];
+    CHECK_RC(orpc_call(rpc_g, srv_g, id_queued, "queued", 6, q, sizeof(q), &got, 5000), 7,
+             "queued handler");
+    CHECK(got == 6 && memcmp(q, "queued", 6) == 0, "queued echo");
+    CHECK_RC(orpc_call(rpc_g, srv_g, id_defer, NULL, 0, q, sizeof(q), &got, 5000), 3,
+             "deferred respond");
+    CHECK(got == 4 && memcmp(q, "late", 4) == 0, "deferred payload");
+    printf("shapes: ok\n");
+}
+
+static int bulk_call(uint64_t id, orpc_bulk_t *b, uint64_t off, uint64_t len, uint32_t seed,
+                     int64_t *where)
+{
+    unsigned char a[ORPC_BULK_DESC_SIZE + 20];
+    orpc_enc_t e;
+    orpc_enc_init(&e, a, sizeof(a));
+    int rc = orpc_bulk_encode(b, srv_g, orpc_enc_reserve(&e, ORPC_BULK_DESC_SIZE));
+    CHECK_RC(rc, 0, "bulk encode");
+    orpc_enc_u64(&e, off);
+    orpc_enc_u64(&e, len);
+    orpc_enc_u32(&e, seed);
+    size_t got;
+    int64_t w = -1;
+    rc = orpc_call(rpc_g, srv_g, id, a, e.pos, &w, sizeof(w), &got, 30000);
+    if (where)
+        *where = w;
+    return rc;
+}
+
+static void mode_bulk(void)
+{
+    static const size_t sizes[] = {0, 1, 7, 4096, 65536, 65537, 1u << 20, 3u << 20, 16u << 20};
+    size_t maxs = 16u << 20;
+    char *buf = malloc(maxs);
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        size_t n = sizes[i];
+        uint32_t seed = (uint32_t)(i + 11);
+        orpc_bulk_t *b;
+        int64_t where;
+        /* Pull: the client's data must arrive whole. */
+        t_fill(buf, 0, n, seed);
+        CHECK_RC(orpc_bulk_expose(rpc_g, buf, n, ORPC_BULK_READ, -1, &b), 0, "expose");
+        int rc = bulk_call(id_pull, b, 0, n, seed, &where);
+        CHECK(rc == 0, "pull of %zu bytes: %d (%s), first bad byte %lld", n, rc,
+              orpc_strerror(rc), (long long)where);
+        /* Sub-ranges: head, middle, tail. */
+        if (n >= 16) {
+            uint64_t subs[3][2] = {{0, n / 3}, {n / 3, n / 3}, {n - n / 5, n / 5}};
+            for (int s = 0; s < 3; s++) {
+                rc = bulk_call(id_pull, b, subs[s][0], subs[s][1], seed, &where);
+                CHECK(rc == 0, "pull of [%llu,+%llu) of %zu: %d (%s)",
+                      (unsigned long long)subs[s][0], (unsigned long long)subs[s][1], n, rc,
+                      orpc_strerror(rc));
+            }
+        }
+        CHECK_RC(orpc_bulk_release(b), 0, "release");
+        /* Push: the server's pattern must land exactly where asked. */
+        memset(buf, 0xee, n);
+        CHECK_RC(orpc_bulk_expose(rpc_g, buf, n, ORPC_BULK_WRITE, -1, &b), 0, "expose");
+        rc = bulk_call(id_push, b, 0, n, seed + 100, NULL);
+        CHECK(rc == 0, "push of %zu bytes: %d (%s)", n, rc, orpc_strerror(rc));
+        long long bad = t_check(buf, 0, n, seed + 100);
+        CHECK(bad < 0, "push of %zu bytes: byte %lld wrong", n, bad);
+        if (n >= 16) {
+            memset(buf, 0xee, n);
+            uint64_t o = n / 4, l = n / 2;
+            rc = bulk_call(id_push, b, o, l, seed + 200, NULL);
+            CHECK(rc == 0, "push of a sub-range of %zu: %d", n, rc);
+            CHECK(t_check(buf + o, o, l, seed + 200) < 0, "push sub-range of %zu wrong", n);
+            for (size_t k = 0; k < o; k++)
+                CHECK((unsigned char)buf[k] == 0xee, "push of [%llu,+%llu) wrote byte %zu",
+                      (unsigned long long)o, (unsigned long long)l, k);
+            for (size_t k = o + l; k < n; k++)
+                CHECK((unsigned char)buf[k] == 0xee, "push sub-range wrote past its end (%zu)",
+                      k);
+        }
+        CHECK_RC(orpc_bulk_release(b), 0, "release");
+    }
+    /* Re-exposing the same buffer hits the cache. */
+    orpc_stats_t st0, st1;
+    orpc_stats(rpc_g, &st0);
+    for (int i = 0; i < 10; i++) {
+        orpc_bulk_t *b;
+        CHECK_RC(orpc_bulk_expose(rpc_g, buf, 1u << 20, ORPC_BULK_READ, -1, &b), 0, "expose");
+        t_fill(buf, 0, 4096, 99);
+        CHECK_RC(bulk_call(id_pull, b, 0, 4096, 99, NULL), 0, "cached pull");
+        orpc_bulk_release(b);
+    }
+    orpc_stats(rpc_g, &st1);
+    printf("bulk: cache hits %llu misses %llu over 10 exposures\n",
+           (unsigned long long)(st1.mr_cache_hits - st0.mr_cache_hits),
+           (unsigned long long)(st1.mr_cache_misses - st0.mr_cache_misses));
+    CHECK(st1.mr_cache_hits - st0.mr_cache_hits >= 9 || st1.mr_live == 0,
+          "registration cache missed");
+    CHECK_RC(orpc_mr_cache_evict(rpc_g, buf, maxs), 0, "evict");
+    orpc_stats(rpc_g, &st1);
+    CHECK(st1.mr_live == 0, "%llu registrations left after evict",
+          (unsigned long long)st1.mr_live);
+    /* The server's refusals: range, wrap, rights, altered descriptor. */
+    orpc_bulk_t *b;
+    CHECK_RC(orpc_bulk_expose(rpc_g, buf, 4096, ORPC_BULK_READ, -1, &b), 0, "expose");
+    unsigned char d[ORPC_BULK_DESC_SIZE];
+    orpc_bulk_encode(b, srv_g, d);
+    int32_t rcs[8];
+    size_t got;
+    CHECK_RC(orpc_call(rpc_g, srv_g, id_bad, d, sizeof(d), rcs, sizeof(rcs), &got, 10000), 0,
+             "bulk_bad");
+    CHECK_RC(rcs[0], ORPC_ERANGE, "get longer than the descriptor");
+    CHECK_RC(rcs[1], ORPC_ERANGE, "get past the end");
+    CHECK_RC(rcs[2], ORPC_ERANGE, "get with a wrapping offset");
+    CHECK_RC(rcs[3], ORPC_EPERM, "put into a read-only descriptor");
+    CHECK_RC(rcs[4], ORPC_OK, "allowed get");
+    CHECK_RC(rcs[5], ORPC_EAUTH, "altered descriptor");
+    orpc_bulk_release(b);
+    free(buf);
+    printf("bulk: ok\n");
+}
+
+static void mode_expire(void)
+{
+    char buf[256];
+    orpc_bulk_t *b;
+    CHECK_RC(orpc_bulk_expose(rpc_g, buf, sizeof(buf), ORPC_BULK_READ, 200, &b), 0, "expose");
+    unsigned char a[ORPC_BULK_DESC_SIZE + 4];
+    orpc_enc_t e;
+    orpc_enc_init(&e, a, sizeof(a));
+    orpc_bulk_encode(b, srv_g, orpc_enc_reserve(&e, ORPC_BULK_DESC_SIZE));
+    orpc_enc_u32(&e, 400); /* the server waits past the 200 ms deadline */
+    size_t got;
+    CHECK_RC(orpc_call(rpc_g, srv_g, id_late, a, e.pos, NULL, 0, &got, 5000), ORPC_EEXPIRED,
+             "pull after the deadline");
+    orpc_bulk_release(b);
+    /* A call carrying a descriptor times out: release waits out 2 x ttl. */
+    CHECK_RC(orpc_bulk_expose(rpc_g, buf, sizeof(buf), ORPC_BULK_READ, 300, &b), 0, "expose");
+    orpc_enc_init(&e, a, sizeof(a));
+    orpc_bulk_encode(b, srv_g, orpc_enc_reserve(&e, ORPC_BULK_DESC_SIZE));
+    orpc_enc_u32(&e, 500);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK_RC(orpc_call(rpc_g, srv_g, id_late, a, e.pos, NULL, 0, &got, 100), ORPC_ETIMEDOUT,
+             "call that times out");
+    orpc_bulk_release(b);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+    CHECK(ms >= 500, "release after a failed call returned after %.0f ms (< 2 x ttl)", ms);
+    /* Encoding an expired exposure is refused on the client already. */
+    CHECK_RC(orpc_bulk_expose(rpc_g, buf, sizeof(buf), ORPC_BULK_READ, 1, &b), 0, "expose");
+    struct timespec ts = {0, 5000000};
+    nanosleep(&ts, NULL);
+    CHECK_RC(orpc_bulk_encode(b, srv_g, a), ORPC_EEXPIRED, "encode after the deadline");
+    orpc_bulk_release(b);
+    printf("expire: ok (release waited %.0f ms)\n", ms);
+}
+
+static void mode_concurrent(int n)
+{
+    orpc_req_t **req = calloc((size_t)n, sizeof(*req));
+    uint64_t *in = calloc((size_t)n, 8), *out = calloc((size_t)n, 8);
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < n; i++) {
+            in[i] = ((uint64_t)getpid() << 20) ^ (uint64_t)(round * n + i);
+            CHECK_RC(orpc_icall(rpc_g, srv_g, id_echo, &in[i], 8, &out[i], 8, 20000, &req[i]),
+                     0, "icall");
+        }
+        for (int i = 0; i < n; i++) {
+            size_t got;
+            CHECK_RC(orpc_wait(req[i], &got), 0, "concurrent echo");
+            CHECK(out[i] == in[i], "concurrent echo %d of round %d", i, round);
+        }
+    }
+    free(req);
+    free(in);
+    free(out);
+    printf("concurrent: ok\n");
+}
+
+static void mode_churn(const char *af, const char *kf, int n)
+{
+    for (int i = 0; i < n; i++) {
+        orpc_t *r;
+        orpc_peer_t *p;
+        connect_to(af, kf, &r, &p);
+        uint64_t v = (uint64_t)i, o = 0;
+        size_t got;
+        CHECK_RC(orpc_call(r, p, id_echo, &v, 8, &o, 8, &got, 20000), 0, "churn echo");
+        CHECK(o == v, "churn echo %d", i);
+        orpc_peer_release(p);
+        orpc_close(r);
+    }
+    printf("churn: ok\n");
+}
+
+/* Dies mid-call: the server pulls from (or answers) a process that is gone. */
+static void mode_die(void)
+{
+    size_t n = 16u << 20;
+    char *buf = malloc(n);
+    memset(buf, 1, n);
+    orpc_bulk_t *b;
+    CHECK_RC(orpc_bulk_expose(rpc_g, buf, n, ORPC_BULK_READ, -1, &b), 0, "expose");
+    unsigned char a[ORPC_BULK_DESC_SIZE + 4];
+    orpc_enc_t e;
+    orpc_enc_init(&e, a, sizeof(a));
+    orpc_bulk_encode(b, srv_g, orpc_enc_reserve(&e, ORPC_BULK_DESC_SIZE));
+    orpc_enc_u32(&e, 300);
+    orpc_req_t *q1, *q2;
+    CHECK_RC(orpc_icall(rpc_g, srv_g, id_late, a, e.pos, NULL, 0, 5000, &q1), 0, "icall");
+    char s[4];
+    orpc_enc_init(&e, s, sizeof(s));
+    orpc_enc_u32(&e, 200);
+    CHECK_RC(orpc_icall(rpc_g, srv_g, id_sleep, s, e.pos, NULL, 0, 5000, &q2), 0, "icall");
+    orpc_progress(rpc_g, 50);
+    printf("die: exiting with calls in flight\n");
+    fflush(stdout);
+    raise(SIGKILL);
+}
+
+static void mode_stats(void)
+{
+    orpc_stats_t st;
+    size_t got;
+    CHECK_RC(orpc_call(rpc_g, srv_g, id_stats, NULL, 0, &st, sizeof(st), &got, 10000), 0,
+             "stats");
+#define P(f) printf(#f "=%llu\n", (unsigned long long)st.f)
+    P(requests); P(responses); P(rejected_auth); P(malformed); P(oversized); P(truncated);
+    P(no_handler); P(busy); P(copied); P(reposts); P(bulk_refused); P(bulk_errors);
+    P(peers_live); P(peers_reclaimed); P(calls_live);
+#undef P
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s ADDRFILE KEYFILE MODE [N]\n", argv[0]);
+        return 2;
+    }
+    const char *mode = argv[3];
+    int n = argc > 4 ? atoi(argv[4]) : 8;
+    ids();
+    if (strcmp(mode, "churn") == 0) {
+        mode_churn(argv[1], argv[2], n);
+        return 0;
+    }
+    connect_to(argv[1], argv[2], &rpc_g, &srv_g);
+    if (strcmp(mode, "shapes") == 0)
+        mode_shapes();
+    else if (strcmp(mode, "bulk") == 0)
+        mode_bulk();
+    else if (strcmp(mode, "expire") == 0)
+        mode_expire();
+    else if (strcmp(mode, "concurrent") == 0)
+        mode_concurrent(n);
+    else if (strcmp(mode, "die") == 0)
+        mode_die();
+    else if (strcmp(mode, "stats") == 0)
+        mode_stats();
+    else if (strcmp(mode, "stop") == 0) {
+        size_t got;
+        orpc_call(rpc_g, srv_g, id_stop, NULL, 0, NULL, 0, &got, 5000);
+    } else {
+        fprintf(stderr, "unknown mode %s\n", mode);
+        return 2;
+    }
+    orpc_peer_release(srv_g);
+    orpc_close(rpc_g);
+    return 0;
+}

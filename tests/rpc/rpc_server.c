@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Test server: every RPC shape the tests use. Writes its address to a file
+ * (-a) and its auth key to another (-k, mode 0600), serves until test.stop
+ * or SIGTERM, then prints its counters.
+ *   rpc_server -a ADDRFILE -k KEYFILE [-m 0|1] [-t] [-c 0|1]
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rpc_test.h"
+
+static volatile sig_atomic_t stop_g;
+static orpc_call_t *deferred_g;
+static char *scratch_g;
+#define SCRATCH (16u << 20)
+
+static void on_term(int sig)
+{
+    (void)sig;
+    if (stop_g)
+        _exit(1); /* asked twice: the loop is stuck, do not linger */
+    stop_g = 1;
+}
+
+static void h_echo(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    orpc_respond(c, 0, in, n);
+}
+
+static void h_status(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    orpc_dec_t d;
+    orpc_dec_init(&d, in, n);
+    int64_t st = orpc_dec_i64(&d);
+    orpc_respond(c, d.err ? ORPC_EPROTO : (int)st, NULL, 0);
+}
+
+static void h_sleep(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    orpc_dec_t d;
+    orpc_dec_init(&d, in, n);
+    uint32_t ms = orpc_dec_u32(&d);
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    orpc_respond(c, 0, in, n);
+}
+
+/* desc, off, len, seed */
+static int bulk_args(orpc_call_t *c, const void *in, size_t n, orpc_bulk_desc_t *bd,
+                     uint64_t *off, uint64_t *len, uint32_t *seed)
+{
+    orpc_dec_t d;
+    orpc_dec_init(&d, in, n);
+    const void *w = orpc_dec_bytes(&d, ORPC_BULK_DESC_SIZE);
+    *off = orpc_dec_u64(&d);
+    *len = orpc_dec_u64(&d);
+    *seed = orpc_dec_u32(&d);
+    if (d.err)
+        return ORPC_EPROTO;
+    return orpc_bulk_decode(c, w, bd);
+}
+
+static void h_pull(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    orpc_bulk_desc_t bd;
+    uint64_t off, len;
+    uint32_t seed;
+    int rc = bulk_args(c, in, n, &bd, &off, &len, &seed);
+    if (rc == ORPC_OK && len > SCRATCH)
+        rc = ORPC_ERANGE;
+    if (rc == ORPC_OK) {
+        /* Several transfers in flight: four quarters, then one wait. */
+        uint64_t q = len / 4;
+        for (int i = 0; i < 4 && rc == ORPC_OK; i++) {
+            uint64_t o = q * (uint64_t)i, l = i == 3 ? len - o : q;
+            rc = orpc_bulk_iget(c, &bd, off + o, scratch_g + o, l);
+        }
+        int wrc = orpc_bulk_wait(c);
+        if (rc == ORPC_OK)
+            rc = wrc;
+    }
+    long long bad = rc == ORPC_OK ? t_check(scratch_g, off, len, seed) : -1;
+    if (rc == ORPC_OK && bad >= 0)
+        rc = 1000; /* data wrong: the client reports it */
+    int64_t where = bad;
+    orpc_respond(c, rc, &where, sizeof(where));
+}
+
+static void h_push(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    orpc_bulk_desc_t bd;
+    uint64_t off, len;
+    uint32_t seed;
+    int rc = bulk_args(c, in, n, &bd, &off, &len, &seed);
+    if (rc == ORPC_OK && len > SCRATCH)
+        rc = ORPC_ERANGE;
+    if (rc == ORPC_OK) {
+        t_fill(scratch_g, off, len, seed);
+        rc = orpc_bulk_put(c, &bd, off, scratch_g, len);
+    }
+    orpc_respond(c, rc, NULL, 0);
+}
+
+static void h_pull_late(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    orpc_dec_t d;
+    orpc_dec_init(&d, in, n);
+    const void *w = orpc_dec_bytes(&d, ORPC_BULK_DESC_SIZE);
+    uint32_t ms = orpc_dec_u32(&d);
+    orpc_bulk_desc_t bd;
+    int rc = d.err ? ORPC_EPROTO : orpc_bulk_decode(c, w, &bd);
+    if (rc == ORPC_OK) {
+        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        rc = orpc_bulk_get(c, &bd, 0, scratch_g, bd.len < 64 ? bd.len : 64);
+    }
+    orpc_respond(c, rc, NULL, 0);
+}
+
+/* Each refusal the server must make, as a vector of return codes. */
+static void h_bulk_bad(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    int32_t rcs[8];
+    memset(rcs, 0, sizeof(rcs));
+    if (n < ORPC_BULK_DESC_SIZE) {
+        orpc_respond(c, ORPC_EPROTO, NULL, 0);
+        return;
+    }
+    orpc_bulk_desc_t bd;
+    int rc = orpc_bulk_decode(c, in, &bd);
+    if (rc != ORPC_OK) {
+        orpc_respond(c, rc, NULL, 0);
+        return;
+    }
+    rcs[0] = orpc_bulk_get(c, &bd, 0, scratch_g, bd.len + 1);       /* too long */
+    rcs[1] = orpc_bulk_get(c, &bd, bd.len, scratch_g, 1);           /* past the end */
+    rcs[2] = orpc_bulk_get(c, &bd, UINT64_MAX - 2, scratch_g, 8);   /* wraps */
+    rcs[3] = orpc_bulk_put(c, &bd, 0, scratch_g, 8);                /* read-only exposure */
+    rcs[4] = orpc_bulk_get(c, &bd, 0, scratch_g, bd.len);           /* allowed */
+    /* A descriptor altered in flight (its length doubled) must fail the tag. */
+    unsigned char w[ORPC_BULK_DESC_SIZE];
+    memcpy(w, in, sizeof(w));
+    w[24] ^= 0x40;
+    orpc_bulk_desc_t bd2;
+    rcs[5] = orpc_bulk_decode(c, w, &bd2);
+    orpc_respond(c, 0, rcs, sizeof(rcs));
+}
+
+static void h_queued(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    orpc_respond(c, 7, in, n);
+}
+
+static void h_defer(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    (void)in;
+    (void)n;
+    deferred_g = c; /* answered by the main loop, after the handler returned */
+}
+
+static void h_stats(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    (void)in;
+    (void)n;
+    orpc_stats_t st;
+    orpc_stats(orpc_call_rpc(c), &st);
+    orpc_respond(c, 0, &st, sizeof(st));
+}
+
+static void h_stop(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    (void)in;
+    (void)n;
+    orpc_respond(c, 0, NULL, 0);
+    stop_g = 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *addr_file = NULL, *key_file = NULL;
+    orpc_opts_t o;
+    orpc_opts_init(&o);
+    o.listen = 1;
+    int opt;
+    while ((opt = getopt(argc, argv, "a:k:m:tc:p:")) != -1) {
+        switch (opt) {
+        case 'a': addr_file = optarg; break;
+        case 'k': key_file = optarg; break;
+        case 'm': o.multi_recv = atoi(optarg); break;
+        case 't': o.progress_thread = 1; break;
+        case 'c': o.mr_cache = atoi(optarg); break;
+        case 'p': o.provider = optarg; break;
+        default:
+            fprintf(stderr, "usage: %s -a ADDRFILE [-k KEYFILE] [-m 0|1] [-t] [-p PROV]\n",
+                    argv[0]);
+            return 2;
+        }
+    }
+    if (addr_file == NULL) {
+        fprintf(stderr, "rpc_server: -a ADDRFILE is required\n");
+        return 2;
+    }
+    signal(SIGTERM, on_term);
+    signal(SIGINT, on_term);
+    signal(SIGPIPE, SIG_IGN);
+    scratch_g = malloc(SCRATCH);
+    o.auth_key_file = key_file;
+    orpc_t *rpc;
+    int rc = orpc_open(&o, &rpc);
+    CHECK_RC(rc, ORPC_OK, "orpc_open");
+    CHECK_RC(orpc_register(rpc, T_ECHO, h_echo, NULL, 0, NULL), ORPC_OK, "register");
+    orpc_register(rpc, T_STATUS, h_status, NULL, 0, NULL);
+    orpc_register(rpc, T_SLEEP, h_sleep, NULL, 0, NULL);
+    orpc_register(rpc, T_PULL, h_pull, NULL, 0, NULL);
+    orpc_register(rpc, T_PUSH, h_push, NULL, 0, NULL);
+    orpc_register(rpc, T_PULL_LATE, h_pull_late, NULL, 0, NULL);
+    orpc_register(rpc, T_BULK_BAD, h_bulk_bad, NULL, 0, NULL);
+    orpc_register(rpc, T_QUEUED, h_queued, NULL, ORPC_HANDLER_QUEUED, NULL);
+    orpc_register(rpc, T_DEFER, h_defer, NULL, 0, NULL);
+    orpc_register(rpc, T_STATS, h_stats, NULL, 0, NULL);
+    orpc_register(rpc, T_STOP, h_stop, NULL, 0, NULL);
+
+    char addr[ORPC_ADDR_STRLEN];
+    CHECK_RC(orpc_addr(rpc, addr, sizeof(addr)), ORPC_OK, "orpc_addr");
+    char tmp[512];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", addr_file);
+    FILE *f = fopen(tmp, "w");
+    CHECK(f != NULL, "cannot write %s", tmp);
+    fprintf(f, "%s\n", addr);
+    fclose(f);
+    rename(tmp, addr_file); /* readers never see half an address */
+
+    while (!stop_g) {
+        orpc_progress(rpc, 10);
+        orpc_run_queued(rpc, 16, 0);
+        if (deferred_g) {
+            orpc_call_t *c = deferred_g;
+            deferred_g = NULL;
+            orpc_respond(c, 3, "late", 4);
+        }
+    }
+    orpc_stats_t st;
+    orpc_stats(rpc, &st);
+    printf("server: requests %llu responses %llu auth-rejected %llu malformed %llu "
+           "oversized %llu truncated %llu busy %llu copied %llu reposts %llu bulk-refused %llu "
+           "bulk-errors %llu peers %llu reclaimed %llu live-calls %llu\n",
+           (unsigned long long)st.requests, (unsigned long long)st.responses,
+           (unsigned long long)st.rejected_auth, (unsigned long long)st.malformed,
+           (unsigned long long)st.oversized, (unsigned long long)st.truncated,
+           (unsigned long long)st.busy, (unsigned long long)st.copied,
+           (unsigned long long)st.reposts, (unsigned long long)st.bulk_refused,
+           (unsigned long long)st.bulk_errors, (unsigned long long)st.peers_live,
+           (unsigned long long)st.peers_reclaimed, (unsigned long long)st.calls_live);
+    orpc_close(rpc);
+    free(scratch_g);
+    return 0;
+}

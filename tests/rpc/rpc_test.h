@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Shared by the RPC test server and clients: handler names, argument layouts, patterns. */
+#ifndef RPC_TEST_H
+#define RPC_TEST_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ofishmem_rpc.h"
+
+#define T_ECHO "test.echo"
+#define T_STATUS "test.status"   /* args: i64 status; responds with it, no payload */
+#define T_SLEEP "test.sleep"     /* args: u32 ms; sleeps in the handler, then echoes */
+#define T_PULL "test.pull"       /* args: desc, u64 off, u64 len, u32 seed: pulls and checks */
+#define T_PUSH "test.push"       /* args: desc, u64 off, u64 len, u32 seed: pushes the pattern */
+#define T_PULL_LATE "test.pull_late" /* args: desc, u32 wait_ms: waits, then tries to pull */
+#define T_BULK_BAD "test.bulk_bad"   /* args: desc: tries out-of-range/unauthorised transfers */
+#define T_QUEUED "test.queued"   /* queued handler: echoes */
+#define T_DEFER "test.defer"     /* responds on a later progress call */
+#define T_STATS "test.stats"     /* responds with the server's orpc_stats_t */
+#define T_STOP "test.stop"
+
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);               \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fprintf(stderr, "\n");                                             \
+            exit(1);                                                           \
+        }                                                                      \
+    } while (0)
+
+#define CHECK_RC(rc, want, what)                                               \
+    do {                                                                       \
+        int rc_ = (int)(rc), want_ = (int)(want);                              \
+        CHECK(rc_ == want_, "%s returned %d (%s), expected %d (%s)", what, rc_, \
+              orpc_strerror(rc_), want_, orpc_strerror(want_));                \
+    } while (0)
+
+/* Byte i of the pattern for seed s (position dependent, so sub-ranges are checked). */
+static inline uint8_t t_pat(uint32_t seed, uint64_t i)
+{
+    uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ull ^ ((uint64_t)seed << 17);
+    return (uint8_t)(x >> 29);
+}
+
+static inline void t_fill(void *buf, uint64_t base, uint64_t len, uint32_t seed)
+{
+    uint8_t *p = (uint8_t *)buf;
+    for (uint64_t i = 0; i < len; i++)
+        p[i] = t_pat(seed, base + i);
+}
+
+/* Index of the first wrong byte, or -1. */
+static inline long long t_check(const void *buf, uint64_t base, uint64_t len, uint32_t seed)
+{
+    const uint8_t *p = (const uint8_t *)buf;
+    for (uint64_t i = 0; i < len; i++)
+        if (p[i] != t_pat(seed, base + i))
+            return (long long)i;
+    return -1;
+}
+
+#endif

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Drives one RPC scenario: run_rpc.sh BINDIR shm|tcp SCENARIO
+# Starts a server (and clients), checks them, and reaps every process it
+# started (only those PIDs) on any exit.
+set -u
+BIN=$1
+PROV=$2
+SC=$3
+case $PROV in
+  shm) PROVIDER=shm ;;
+  tcp) PROVIDER="tcp;ofi_rxm"; export FI_TCP_IFACE=lo ;;
+  *) echo "unknown provider $PROV"; exit 2 ;;
+esac
+W=$(mktemp -d "${TMPDIR:-/tmp}/orpc-test.XXXXXX")
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+  sleep 0.2
+  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+  rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+fail() { echo "FAIL [$PROV/$SC]: $*"; [ -f "$W/server.log" ] && tail -5 "$W/server.log"; exit 1; }
+
+# start_server NAME [server options...]: sets SRV_PID; address in $W/NAME.addr
+start_server() {
+  local name=$1; shift
+  rm -f "$W/$name.addr"
+  "$BIN/rpc_server" -a "$W/$name.addr" -k "$W/$name.key" -p "$PROVIDER" "$@" \
+      >"$W/server.log" 2>&1 &
+  SRV_PID=$!
+  PIDS+=("$SRV_PID")
+  for _ in $(seq 200); do
+    [ -s "$W/$name.addr" ] && return 0
+    kill -0 "$SRV_PID" 2>/dev/null || fail "server $name died at start"
+    sleep 0.05
+  done
+  fail "server $name wrote no address"
+}
+
+client() { timeout 100 "$BIN/rpc_client" "$W/srv.addr" "$W/srv.key" "$@"; }
+stat_of() { client stats | sed -n "s/^$1=//p"; }
+rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+
+stop_server() {
+  client stop >/dev/null || fail "stop"
+  wait "$SRV_PID" || fail "server exited with $?"
+  cat "$W/server.log"
+}
+
+case $SC in
+shapes)
+  for mode in 1 0; do
+    start_server srv -m $mode
+    client shapes || fail "shapes (multi-recv $mode)"
+    stop_server
+  done
+  # A progress-thread server answers the same calls.
+  start_server srv -t
+  client shapes || fail "shapes (progress thread)"
+  stop_server
+  ;;
+bulk)
+  start_server srv
+  client bulk || fail "bulk"
+  client expire || fail "expire"
+  stop_server
+  start_server srv -c 0
+  SHMEM_RPC_MR_CACHE=0 client bulk || fail "bulk without the registration cache"
+  stop_server
+  ;;
+concurrent)
+  # 8 client processes x 8 calls in flight = 64 concurrent requests; both receive modes.
+  for mode in 1 0; do
+    start_server srv -m $mode
+    cpids=()
+    for i in $(seq 8); do client concurrent 8 >"$W/c$i.log" 2>&1 & cpids+=($!); PIDS+=($!); done
+    for p in "${cpids[@]}"; do wait "$p" || fail "a concurrent client failed: $(cat "$W"/c*.log | grep FAIL)"; done
+    [ "$(stat_of calls_live)" -le 1 ] || fail "calls left live"
+    stop_server
+  done
+  ;;
+churn)
+  # 200 clients come and go; the server's RSS must stay flat and its peers go.
+  export SHMEM_RPC_PEER_IDLE=2000
+  start_server srv
+  client churn 20 >/dev/null || fail "warm-up churn"
+  before=$(rss_kb "$SRV_PID")
+  # Four clients at once, 50 lifetimes each (the first call to a new rxm peer costs ~100 ms).
+  cpids=()
+  for i in 1 2 3 4; do client churn 50 >"$W/ch$i.log" 2>&1 & cpids+=($!); PIDS+=($!); done
+  for p in "${cpids[@]}"; do wait "$p" || fail "a churn client failed: $(grep FAIL "$W"/ch*.log)"; done
+  after=$(rss_kb "$SRV_PID")
+  live=$(stat_of peers_live)
+  echo "server RSS ${before} kB -> ${after} kB over 200 client lifetimes; peers live $live"
+  [ $((after - before)) -le 4096 ] || fail "server RSS grew by $((after - before)) kB"
+  [ "$live" -le 1 ] || fail "$live peers still known after their goodbyes"
+  stop_server
+  ;;
+safety)
+  export SHMEM_RPC_PEER_IDLE=1500
+  start_server srv
+  mode=$(stat -c %a "$W/srv.key")
+  [ "$mode" = 600 ] || fail "auth key file has mode $mode"
+  timeout 60 "$BIN/bad_client" "$W/srv.addr" "$W/srv.key" || fail "bad client checks"
+  # Without the key, or with another one, nothing is served.
+  echo 00112233445566778899aabbccddeeff >"$W/other.key"; chmod 600 "$W/other.key"
+  timeout 30 "$BIN/rpc_client" "$W/srv.addr" "$W/other.key" stop >/dev/null 2>&1
+  kill -0 "$SRV_PID" || fail "a client with the wrong key stopped the server"
+  # Clients that die mid-call (bulk pull pending, response pending).
+  for i in 1 2 3; do client die >/dev/null 2>&1; done
+  sleep 3 # the handlers run, their transfers fail, idle peers are forgotten
+  client shapes >/dev/null || fail "server unhealthy after clients died"
+  sleep 2
+  out=$(client stats)
+  echo "$out" | tr '\n' ' '; echo
+  get() { echo "$out" | sed -n "s/^$1=//p"; }
+  [ "$(get rejected_auth)" -ge 2 ] || fail "auth rejections not counted"
+  [ "$(get malformed)" -ge 5 ] || fail "malformed requests not counted"
+  [ "$(get oversized)" -ge 1 ] || fail "oversized request not counted"
+  [ "$(get bulk_refused)" -ge 2 ] || fail "bulk refusals not counted"
+  [ "$(get calls_live)" -le 1 ] || fail "calls of dead clients not reclaimed"
+  [ "$(get peers_live)" -le 1 ] || fail "peers of dead clients not reclaimed ($(get peers_live))"
+  stop_server
+  ;;
+*) echo "unknown scenario $SC"; exit 2 ;;
+esac
+echo "PASS [$PROV/$SC]"

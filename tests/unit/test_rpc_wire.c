@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* RPC wire codec: header round trip, every refusal, descriptor tag, hashes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rpc/wire.h"
+
+static const uint8_t key_g[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+static const uint8_t addr_g[20] = "fi_shm://1234:0:0";
+
+static size_t make_req(uint8_t *buf, size_t cap, const char *pay, size_t n)
+{
+    rpc_hdr_t h = {.type = RPC_T_REQ, .rpc_id = 0x1122334455667788ull, .req_id = 42,
+                   .timeout_ms = 1000, .payload_len = (uint32_t)n, .addr = addr_g,
+                   .addr_len = sizeof(addr_g)};
+    memcpy(h.auth, key_g, 16);
+    size_t hl = rpc_wire_encode(buf, cap, &h);
+    assert_int_not_equal(hl, 0);
+    memcpy(buf + hl, pay, n);
+    return hl + n;
+}
+
+static void test_roundtrip(void **state)
+{
+    (void)state;
+    uint8_t m[256];
+    size_t n = make_req(m, sizeof(m), "hello", 5);
+    assert_int_equal(n, rpc_wire_hdr_len(sizeof(addr_g)) + 5);
+    rpc_hdr_t h;
+    assert_int_equal(rpc_wire_decode(m, n, 64, &h), RPC_WIRE_OK);
+    assert_int_equal(h.type, RPC_T_REQ);
+    assert_int_equal(h.version, RPC_WIRE_VERSION);
+    assert_true(h.rpc_id == 0x1122334455667788ull);
+    assert_int_equal(h.req_id, 42);
+    assert_int_equal(h.timeout_ms, 1000);
+    assert_int_equal(h.payload_len, 5);
+    assert_memory_equal(h.payload, "hello", 5);
+    assert_memory_equal(h.addr, addr_g, sizeof(addr_g));
+    assert_true(rpc_auth_equal(h.auth, key_g));
+    /* A response carries a negative status and no address. */
+    rpc_hdr_t r = {.type = RPC_T_RESP, .req_id = 7, .status = -9};
+    size_t hl = rpc_wire_encode(m, sizeof(m), &r);
+    assert_int_equal(hl, RPC_HDR_FIXED);
+    assert_int_equal(rpc_wire_decode(m, hl, 64, &h), RPC_WIRE_OK);
+    assert_int_equal(h.status, -9);
+    assert_int_equal(h.payload_len, 0);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    uint8_t m[256];
+    rpc_hdr_t h;
+    size_t n = make_req(m, sizeof(m), "hello", 5);
+    assert_int_equal(rpc_wire_decode(m, 10, 64, &h), RPC_WIRE_SHORT);
+    assert_int_equal(rpc_wire_decode(NULL, 0, 64, &h), RPC_WIRE_SHORT);
+    assert_int_equal(rpc_wire_decode(m, n - 1, 64, &h), RPC_WIRE_LEN_BAD);   /* truncated */
+    assert_int_equal(rpc_wire_decode(m, n, 4, &h), RPC_WIRE_TOO_BIG);        /* oversized */
+    uint8_t c[256];
+    memcpy(c, m, n);
+    c[0] ^= 1;
+    assert_int_equal(rpc_wire_decode(c, n, 64, &h), RPC_WIRE_MAGIC_BAD);
+    memcpy(c, m, n);
+    c[4] = 2;
+    assert_int_equal(rpc_wire_decode(c, n, 64, &h), RPC_WIRE_VERSION_BAD);
+    memcpy(c, m, n);
+    c[5] = 7;
+    assert_int_equal(rpc_wire_decode(c, n, 64, &h), RPC_WIRE_TYPE_BAD);
+    memcpy(c, m, n);
+    c[6] = 65;
+    assert_int_equal(rpc_wire_decode(c, n, 64, &h), RPC_WIRE_ADDR_BAD);
+    memcpy(c, m, n);
+    c[6] = 0; /* a request must say who sent it */
+    assert_int_equal(rpc_wire_decode(c, n, 64, &h), RPC_WIRE_ADDR_BAD);
+    memcpy(c, m, n);
+    c[8] = 0xff; /* payload length claims more than came */
+    assert_int_equal(rpc_wire_decode(c, n, 1 << 20, &h), RPC_WIRE_LEN_BAD);
+    /* Encoding refuses an address that does not fit. */
+    rpc_hdr_t big = {.type = RPC_T_REQ, .addr = addr_g, .addr_len = 65};
+    assert_int_equal(rpc_wire_encode(m, sizeof(m), &big), 0);
+    assert_int_equal(rpc_wire_encode(m, 10, &h), 0);
+}
+
+static void test_bulk(void **state)
+{
+    (void)state;
+    uint8_t w[RPC_BULK_WIRE];
+    rpc_bulk_wire_t b = {.addr = 0x7f0000001000ull, .len = 1 << 20, .key = 0xabc,
+                         .rbase = 0x7f0000001000ull, .ttl_ms = 5000, .access = 1,
+                         .owner_len = sizeof(addr_g)};
+    memcpy(b.owner, addr_g, sizeof(addr_g));
+    rpc_bulk_encode(w, &b, key_g);
+    rpc_bulk_wire_t d;
+    assert_int_equal(rpc_bulk_decode(w, key_g, &d), RPC_BULK_OK);
+    assert_true(d.addr == b.addr && d.len == b.len && d.key == b.key && d.rbase == b.rbase);
+    assert_int_equal(d.ttl_ms, 5000);
+    assert_int_equal(d.access, 1);
+    assert_memory_equal(d.owner, addr_g, sizeof(addr_g));
+    /* Any altered byte before the tag fails the tag. */
+    for (int i = 5; i < RPC_BULK_TAG_OFF; i += 7) {
+        uint8_t c[RPC_BULK_WIRE];
+        memcpy(c, w, sizeof(c));
+        c[i] ^= 0x10;
+        assert_int_equal(rpc_bulk_decode(c, key_g, &d), RPC_BULK_TAG_BAD);
+    }
+    uint8_t other[16] = {1};
+    assert_int_equal(rpc_bulk_decode(w, other, &d), RPC_BULK_TAG_BAD);
+    /* Well-tagged but wrong fields are still refused. */
+    b.access = 0;
+    rpc_bulk_encode(w, &b, key_g);
+    assert_int_equal(rpc_bulk_decode(w, key_g, &d), RPC_BULK_ACCESS_BAD);
+    b.access = 4 | 1;
+    rpc_bulk_encode(w, &b, key_g);
+    assert_int_equal(rpc_bulk_decode(w, key_g, &d), RPC_BULK_ACCESS_BAD);
+    b.access = 3;
+    b.addr = UINT64_MAX - 10;
+    rpc_bulk_encode(w, &b, key_g);
+    assert_int_equal(rpc_bulk_decode(w, key_g, &d), RPC_BULK_RANGE_BAD);
+    b.addr = 0x1000;
+    b.owner_len = 0;
+    rpc_bulk_encode(w, &b, key_g);
+    assert_int_equal(rpc_bulk_decode(w, key_g, &d), RPC_BULK_OWNER_BAD);
+    b.owner_len = 4;
+    b.ttl_ms = 0;
+    rpc_bulk_encode(w, &b, key_g);
+    assert_int_equal(rpc_bulk_decode(w, key_g, &d), RPC_BULK_TTL_BAD);
+    w[0] = 0;
+    assert_int_equal(rpc_bulk_decode(w, key_g, &d), RPC_BULK_MAGIC_BAD);
+    /* Sub-range checks, including wrap-around. */
+    assert_true(rpc_bulk_range_ok(100, 0, 100));
+    assert_true(rpc_bulk_range_ok(100, 100, 0));
+    assert_false(rpc_bulk_range_ok(100, 1, 100));
+    assert_false(rpc_bulk_range_ok(100, 101, 0));
+    assert_false(rpc_bulk_range_ok(100, UINT64_MAX, 2));
+}
+
+static void test_hashes(void **state)
+{
+    (void)state;
+    /* SipHash-2-4 reference vectors (key 00..0f; message 00..n-1). */
+    uint8_t msg[16];
+    for (int i = 0; i < 16; i++)
+        msg[i] = (uint8_t)i;
+    assert_true(rpc_siphash(key_g, msg, 0) == 0x726fdb47dd0e0e31ull);
+    assert_true(rpc_siphash(key_g, msg, 15) == 0xa129ca6149be45e5ull);
+    /* FNV-1a 64 reference values. */
+    assert_true(rpc_fnv1a("") == 0xcbf29ce484222325ull);
+    assert_true(rpc_fnv1a("a") == 0xaf63dc4c8601ec8cull);
+    uint8_t a[16] = {0}, b[16] = {0};
+    assert_true(rpc_auth_equal(a, b));
+    b[15] = 1;
+    assert_false(rpc_auth_equal(a, b));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_bulk),
+        cmocka_unit_test(test_hashes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

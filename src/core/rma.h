@@ -20,50 +20,56 @@ static inline void shm_rma_check(const char *fn, struct shm_ctx *ctx, int pe)
     shm_check_pe(fn, pe);
 }
 
-static inline void shm_rma_put(const char *fn, struct shm_ctx *ctx, void *dest, const void *src,
-                               size_t bytes, int pe, int nbi)
+/*
+ * One transfer between a local buffer and a symmetric object on pe, in either
+ * direction: checks, translation, then the shortest road — a copy for this PE,
+ * a memcpy for a PE whose heap is mapped here (same host), else the conduit.
+ * Always inlined so that `is_put` and `nbi` fold away.
+ */
+static inline __attribute__((always_inline)) void
+shm_rma_xfer(const char *fn, struct shm_ctx *ctx, void *local, const void *remote, size_t bytes,
+             int pe, int nbi, int is_put)
 {
     size_t off;
     shm_rma_check(fn, ctx, pe);
-    int seg = shm_xlate_or_die(fn, dest, bytes, &off, "destination");
+    int seg = shm_xlate_or_die(fn, remote, bytes, &off, is_put ? "destination" : "source");
     if (shm_unlikely(bytes == 0))
         return;
     if (pe == shm_state_g.me) {
-        memmove(dest, src, bytes);
+        if (is_put)
+            memmove((void *)remote, local, bytes);
+        else
+            memmove(local, remote, bytes);
         return;
     }
     void *peer;
     if (seg == SHM_SEG_HEAP && (peer = shm_heap_peer_addr(pe, off)) != NULL) {
-        memcpy(peer, src, bytes); /* same host: the peer's heap is mapped here */
+        if (is_put)
+            memcpy(peer, local, bytes);
+        else
+            memcpy(local, peer, bytes);
         return;
     }
-    if (nbi)
-        cdt_put_nbi(&ctx->cdt, seg, off, src, bytes, pe);
+    if (is_put && nbi)
+        cdt_put_nbi(&ctx->cdt, seg, off, local, bytes, pe);
+    else if (is_put)
+        cdt_put(&ctx->cdt, seg, off, local, bytes, pe);
+    else if (nbi)
+        cdt_get_nbi(&ctx->cdt, local, seg, off, bytes, pe);
     else
-        cdt_put(&ctx->cdt, seg, off, src, bytes, pe);
+        cdt_get(&ctx->cdt, local, seg, off, bytes, pe);
+}
+
+static inline void shm_rma_put(const char *fn, struct shm_ctx *ctx, void *dest, const void *src,
+                               size_t bytes, int pe, int nbi)
+{
+    shm_rma_xfer(fn, ctx, (void *)src, dest, bytes, pe, nbi, 1);
 }
 
 static inline void shm_rma_get(const char *fn, struct shm_ctx *ctx, void *dest, const void *src,
                                size_t bytes, int pe, int nbi)
 {
-    size_t off;
-    shm_rma_check(fn, ctx, pe);
-    int seg = shm_xlate_or_die(fn, src, bytes, &off, "source");
-    if (shm_unlikely(bytes == 0))
-        return;
-    if (pe == shm_state_g.me) {
-        memmove(dest, src, bytes);
-        return;
-    }
-    void *peer;
-    if (seg == SHM_SEG_HEAP && (peer = shm_heap_peer_addr(pe, off)) != NULL) {
-        memcpy(dest, peer, bytes);
-        return;
-    }
-    if (nbi)
-        cdt_get_nbi(&ctx->cdt, dest, seg, off, bytes, pe);
-    else
-        cdt_get(&ctx->cdt, dest, seg, off, bytes, pe);
+    shm_rma_xfer(fn, ctx, dest, src, bytes, pe, nbi, 0);
 }
 
 /* Strided forms: blocks of bsize elements of esize bytes. */

@@ -52,6 +52,8 @@ void cdt_progress(void);
 void cdt_poll_idle(void);
 /** Starts the optional progress thread (after the default context exists). */
 shm_status_t cdt_progress_thread_start(void);
+/** Stops it; before any context it polls is closed. */
+void cdt_progress_thread_stop(void);
 /** Provider in use, e.g. "shm" or "tcp;ofi_rxm". */
 const char *cdt_provider_name(void);
 /** Human-readable summary of the capability table (SHMEM_INFO). */

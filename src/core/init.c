@@ -180,6 +180,7 @@ void shm_core_finalize(void)
     shm_state_g.run_state = SHM_STATE_FINALIZED;
     /* Nobody may still target our memory when it goes: one more fence. */
     shm_rt_barrier();
+    cdt_progress_thread_stop(); /* it polls the default context closed below */
     shm_team_fini();
     cdt_ctx_fini(&shm_ctx_default_g.cdt);
     cdt_fini();

@@ -309,13 +309,18 @@ shm_status_t cdt_progress_thread_start(void)
     return SHM_OK;
 }
 
-void cdt_fini(void)
+void cdt_progress_thread_stop(void)
 {
     if (cdt_ofi_g.progress_running) {
         cdt_ofi_g.progress_stop = 1;
         pthread_join(cdt_ofi_g.progress_tid, NULL);
         cdt_ofi_g.progress_running = 0;
     }
+}
+
+void cdt_fini(void)
+{
+    cdt_progress_thread_stop();
     for (int s = 0; s < SHM_NSEGS; s++)
         if (cdt_ofi_g.mr[s])
             fi_close(&cdt_ofi_g.mr[s]->fid);

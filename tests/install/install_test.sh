@@ -50,6 +50,8 @@ grep -q "SHMEM_SYMMETRIC_SIZE='lots' is not valid" <<<"$out" ||
     fail "bad value message does not name the variable: $out"
 echo "ok: a malformed variable stops init with a message naming it"
 
-"$P/bin/osh_info" | grep -q "providers with RDM + RMA:.*shm" || fail "osh_info lists no shm"
+info=$("$P/bin/osh_info") || fail "osh_info failed"
+grep -q "providers with RDM + RMA:.*shm" <<<"$info" || fail "osh_info lists no shm: $info"
+grep -q "SHMEM_SYMMETRIC_SIZE" <<<"$info" || fail "osh_info does not list the env table"
 echo "ok: osh_info"
 echo "install test passed"

@@ -25,6 +25,14 @@
  *
  * Configuration comes from SHMEM_RPC_* environment variables (docs/ENV.md);
  * the fields of orpc_opts_t override them.
+ *
+ * Provider notes (libfabric 1.17): on tcp;ofi_rxm a client must drive
+ * progress (orpc_wait/orpc_test/orpc_progress, or the progress thread) for
+ * a server's pulls and pushes to move, and a transient client should run
+ * with FI_OFI_RXM_USE_SRX=0 (an endpoint then costs ~3 ms instead of
+ * ~280 ms). On shm a message larger than every receive buffer a server has
+ * posted wedges that server's endpoint (a provider bug): keep
+ * SHMEM_RPC_RECV_BUF_SIZE above anything a client could send there.
  */
 #ifndef OFISHMEM_RPC_H
 #define OFISHMEM_RPC_H

@@ -81,7 +81,8 @@ static int server_main(const char *prov, const char *af, const char *kf)
     fclose(f);
     rename(tmp, af);
     while (!stop_g) {
-        orpc_progress(rpc, 0);
+        /* Waits (politely) only when no transfer is pending. */
+        orpc_progress(rpc, npending_g ? 0 : 1);
         for (int i = 0; i < npending_g;) {
             int rc = orpc_bulk_test(pending_g[i]);
             if (rc == ORPC_EAGAIN) {
@@ -114,12 +115,16 @@ static double measure(orpc_t *rpc, orpc_peer_t *srv, int push, char **bufs, int 
     long warm = 20;
     for (int i = 0; i < window; i++)
         req[i] = NULL;
+    int oldest = 0;
     while (done < iters + warm) {
         for (int i = 0; i < window; i++) {
             if (req[i]) {
-                int rc = orpc_test(req[i], &got);
+                /* Wait for the oldest call (idling politely), poll the others. */
+                int rc = i == oldest ? orpc_wait(req[i], &got) : orpc_test(req[i], &got);
                 if (rc == ORPC_EAGAIN)
                     continue;
+                if (i == oldest)
+                    oldest = (oldest + 1) % window;
                 if (rc != 0) {
                     fprintf(stderr, "bulk_bw: call failed: %s\n", orpc_strerror(rc));
                     exit(1);

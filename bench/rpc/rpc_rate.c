@@ -90,12 +90,11 @@ static int client_main(const char *addr_file, const char *key_file, double secs,
     for (int i = 0; i < window; i++)
         if (orpc_icall(rpc, srv, id, in, size, out + (size_t)i * size, size, 10000, &req[i]))
             return 1;
+    /* Oldest first: orpc_wait idles politely (spin, yield, sleep) on a
+     * machine with more processes than cores. */
     while (now_s() < end) {
         for (int i = 0; i < window; i++) {
-            int rc = orpc_test(req[i], &got);
-            if (rc == ORPC_EAGAIN)
-                continue;
-            if (rc != 0)
+            if (orpc_wait(req[i], &got) != 0)
                 return 1;
             done++;
             if (orpc_icall(rpc, srv, id, in, size, out + (size_t)i * size, size, 10000, &req[i]))

@@ -32,12 +32,15 @@ static inline int shm_cmp_ok(const char *fn, int cmp, int lt, int eq)
             shm_core_wait_progress();                                          \
         __atomic_thread_fence(__ATOMIC_ACQUIRE);                               \
     })                                                                         \
+    /* Progress on every call: `while (shmem_test(x, SHMEM_CMP_NE, v))` is a    \
+     * wait too, and would never see a provider that applies AMOs only in   \
+     * the target's progress. */                                            \
     SHM_DEFINE(int, shmem_##N##_test, (T * ivar, int cmp, T cmp_value), {      \
+        cdt_progress();                                                        \
         if (shm_##N##_check(__func__, ivar, cmp, cmp_value)) {                 \
             __atomic_thread_fence(__ATOMIC_ACQUIRE);                           \
             return 1;                                                          \
         }                                                                      \
-        cdt_progress();                                                        \
         return 0;                                                              \
     })
 SHM_P2P_TYPES(SHM_P2P_TYPED)
@@ -69,12 +72,11 @@ static __thread size_t shm_p2p_any_next;
     static int shm_##N##_test_all(const char *fn, T *ivars, size_t nelems, const int *status, \
                                   int cmp, const T *cmp_values, T cmp_value)   \
     {                                                                          \
+        cdt_progress();                                                        \
         for (size_t i = 0; i < nelems; i++)                                    \
             if ((!status || !status[i]) &&                                     \
-                !shm_##N##_sat(fn, ivars, i, cmp, cmp_values, cmp_value)) {    \
-                cdt_progress();                                                \
+                !shm_##N##_sat(fn, ivars, i, cmp, cmp_values, cmp_value))      \
                 return 0;                                                      \
-            }                                                                  \
         __atomic_thread_fence(__ATOMIC_ACQUIRE);                               \
         return 1;                                                              \
     }                                                                          \
@@ -114,11 +116,9 @@ static __thread size_t shm_p2p_any_next;
                                      int cmp, const T *cmp_values, T cmp_value) \
     {                                                                          \
         int empty = 0;                                                         \
-        size_t i = shm_##N##_scan_any(fn, ivars, nelems, status, cmp, cmp_values, cmp_value, \
-                                      &empty);                                 \
-        if (i == SIZE_MAX)                                                     \
-            cdt_progress();                                                    \
-        return i;                                                              \
+        cdt_progress();                                                        \
+        return shm_##N##_scan_any(fn, ivars, nelems, status, cmp, cmp_values, cmp_value, \
+                                  &empty);                                     \
     }                                                                          \
     /* Number of satisfied elements (indices in indices[]); -1: empty set. */  \
     static long shm_##N##_scan_some(const char *fn, T *ivars, size_t nelems, size_t *indices, \
@@ -153,10 +153,9 @@ static __thread size_t shm_p2p_any_next;
                                       const int *status, int cmp, const T *cmp_values, \
                                       T cmp_value)                             \
     {                                                                          \
+        cdt_progress();                                                        \
         long n = shm_##N##_scan_some(fn, ivars, nelems, indices, status, cmp, cmp_values, \
                                      cmp_value);                               \
-        if (n == 0)                                                            \
-            cdt_progress();                                                    \
         return n < 0 ? 0 : (size_t)n;                                          \
     }                                                                          \
     SHM_DEFINE(void, shmem_##N##_wait_until_all,                               \

@@ -142,6 +142,8 @@ typedef struct {
 
 /** Reads up to max events; drives progress. Returns how many (0: none). */
 int cdt_msg_poll(cdt_msg_ep_t *ep, cdt_msg_event_t *ev, int max);
+/** Drives progress without reading events (thread-safe endpoints: any thread, any time). */
+void cdt_msg_progress(cdt_msg_ep_t *ep);
 
 /** Bulk access a peer is granted. */
 #define CDT_BULK_READ 0x1  /**< the peer may read (fi_read) */

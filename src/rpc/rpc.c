@@ -174,6 +174,8 @@ static orpc_peer_t *peer_new(orpc_t *r, const uint8_t *addr, size_t alen)
     r->peer_hash[h] = i;
     r->by_fa[fa] = p;
     r->st.peers_live++;
+    SHM_DEBUG(RPC, "new peer at address-vector entry %llu (%llu live)", (unsigned long long)fa,
+              (unsigned long long)r->st.peers_live);
     return p;
 }
 
@@ -719,8 +721,11 @@ static void *progress_main(void *arg)
     orpc_t *r = arg;
     unsigned spins = 0;
     while (!r->thr_stop) {
+        /* The provider's own work (e.g. rxm serving a peer's read) runs
+         * without our lock, so application calls are not held up by it. */
+        cdt_msg_progress(r->ep);
         rpc_lock(r);
-        int n = r->ep ? progress_once(r) : 0;
+        int n = progress_once(r);
         rpc_unlock(r);
         if (n)
             spins = 0;

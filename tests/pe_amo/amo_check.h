@@ -25,17 +25,4 @@
 
 #define PE_IS_UNSIGNED(T) ((T)-1 / 2 < (T)-1)
 
-// Reads SHMEM_AMO_NATIVE-style modes from argv[1] before shmem_init, so one
-// program also runs the library's fallback paths ("cswap", "none").
-// AMO_MODE, if defined, is the default (a program built to run a fallback).
-static inline void amo_mode_from_args(int argc, char **argv)
-{
-    if (argc > 1 && argv[1][0] != '\0')
-        setenv("SHMEM_AMO_NATIVE", argv[1], 1);
-#ifdef AMO_MODE
-    else
-        setenv("SHMEM_AMO_NATIVE", AMO_MODE, 1);
-#endif
-}
-
 #endif

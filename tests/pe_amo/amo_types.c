@@ -9,8 +9,8 @@
 // Non-fetching AMOs are followed by a quiet before the next dependent one:
 // without it OpenSHMEM does not order them.
 //
-// argv[1], if given, is put in SHMEM_AMO_NATIVE before shmem_init (e.g.
-// "cswap": the library emulates everything but compare-and-swap).
+// Also run with SHMEM_AMO_NATIVE=cswap: the library then emulates every AMO
+// but compare-and-swap (tests/pe_amo/CMakeLists.txt).
 #include "amo_check.h"
 
 #define MAXPE 64
@@ -394,9 +394,8 @@ DRIVE(double, double, ext)
 #define CALL_STD(T, N) drive_std_##N();
 #define CALL_BIT(T, N) drive_bit_##N();
 
-int main(int argc, char **argv)
+int main(void)
 {
-    amo_mode_from_args(argc, argv);
     shmem_init();
     pe_begin("amo_types");
     if (pe_npes_g > MAXPE) {

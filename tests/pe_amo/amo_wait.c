@@ -63,6 +63,7 @@ static uint64_t ack_base; // acks of the types done
             pe_step("%s: stage %d: waiting for element %d", tn, k, e);                       \
             if (k < 2) {                                                                     \
                 /* Only masked elements are 7: with the mask, nothing counts. */             \
+                /* A spin on test's true result: test must drive progress too. */           \
                 while (shmem_##NAME##_test(&iv[e], SHMEM_CMP_NE, (T)7))                      \
                     ;                                                                        \
                 PE_EXPECT_EQ(shmem_##NAME##_test_any(iv, N, mask, SHMEM_CMP_EQ, (T)7),       \

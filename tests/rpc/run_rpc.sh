@@ -58,6 +58,15 @@ shapes)
     client shapes || fail "shapes (multi-recv $mode)"
     stop_server
   done
+  # One receive buffer only: every request is copied out, so the buffer goes
+  # back to the provider at once and the server never starves.
+  SHMEM_RPC_RECV_BUFS=1 start_server srv -m 1
+  client shapes || fail "shapes (one multi-recv buffer)"
+  client concurrent 16 >/dev/null || fail "concurrent (one multi-recv buffer)"
+  copied=$(stat_of copied)
+  [ "$copied" -gt 0 ] || fail "no request was copied out of the last buffer"
+  echo "one buffer: $copied requests copied out, $(stat_of reposts) reposts"
+  stop_server
   # A progress-thread server answers the same calls.
   start_server srv -t
   client shapes || fail "shapes (progress thread)"

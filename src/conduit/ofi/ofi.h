@@ -59,6 +59,10 @@ extern cdt_ofi_t cdt_ofi_g;
 void cdt_ofi_amo_init(void);
 /* Which path each atomic takes, for SHMEM_INFO (cdt_info_print). */
 void cdt_ofi_amo_info_print(FILE *f);
+/* Atomics by active message (ofi_amo_am.c): set-up (0: ready), progress, close. */
+int cdt_ofi_amo_am_open(void);
+void cdt_ofi_amo_am_progress(void);
+void cdt_ofi_amo_am_fini(void);
 
 __attribute__((noreturn, cold)) void cdt_ofi_fatal_rc(const char *op, int pe, ssize_t rc);
 

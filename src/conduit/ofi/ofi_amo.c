@@ -6,7 +6,9 @@
  * The table is probed once with fi_query_atomic for the three kinds
  * (plain, fetch, compare). SHMEM_AMO_NATIVE narrows it for testing the
  * fallbacks: "cswap" keeps only compare-and-swap (everything else is then
- * emulated above the conduit, src/atomics/amo.c); "none" keeps nothing.
+ * emulated above the conduit, src/atomics/amo.c); "none" keeps nothing, and
+ * every AMO goes by active message (ofi_amo_am.c), as on a provider that
+ * offers no atomics or no compare-and-swap.
  */
 #include <string.h>
 
@@ -67,21 +69,35 @@ void cdt_ofi_amo_init(void)
      * and delivery-complete: quiet means applied, on every provider. */
     cdt_ofi_amo_g.post_flags = FI_INJECT | FI_DELIVERY_COMPLETE;
     cdt_ofi_amo_g.fetch_flags = FI_INJECT;
-    cdt_ofi_amo_g.post_via_fetch = 1; /* EXPERIMENT */
-    if (!cdt_ofi_g.caps.native_amo || cdt_ofi_g.domain == NULL)
-        return;
-    for (int t = 0; t < CDT_AMO_NTYPES; t++)
-        for (int op = 0; op < CDT_AMO_NOPS; op++) {
-            int want = keep_all || (keep_cswap && op == CDT_AMO_CSWAP);
-            if (want && probe(t, op))
-                cdt_ofi_amo_g.path[t][op] = CDT_AMO_PATH_NATIVE;
-        }
+    cdt_ofi_amo_g.post_via_fetch = cdt_ofi_prov_row(cdt_ofi_g.prov_name)->amo_post_via_fetch;
+    if (cdt_ofi_g.caps.native_amo && (keep_all || keep_cswap))
+        for (int t = 0; t < CDT_AMO_NTYPES; t++)
+            for (int op = 0; op < CDT_AMO_NOPS; op++) {
+                int want = keep_all || op == CDT_AMO_CSWAP;
+                if (want && probe(t, op))
+                    cdt_ofi_amo_g.path[t][op] = CDT_AMO_PATH_NATIVE;
+            }
     /* Issued as their fetching twins (ADD as FETCH_ADD, ..., SET as SWAP). */
     if (cdt_ofi_amo_g.post_via_fetch)
         for (int t = 0; t < CDT_AMO_NTYPES; t++)
             for (int op = CDT_AMO_ADD; op <= CDT_AMO_SET; op++)
                 cdt_ofi_amo_g.path[t][op] = cdt_ofi_amo_g.path[t][op + CDT_AMO_FETCH_ADD];
-    SHM_INFO(AMO, "atomics on %s: %s", cdt_ofi_g.prov_name, mode);
+
+    /* What the provider lacks is emulated with its compare-and-swap of the
+     * same width (src/atomics); without one of each width, every AMO goes by
+     * active message instead (a mix would not be atomic). */
+    const uint8_t(*p)[CDT_AMO_NOPS] = cdt_ofi_amo_g.path;
+    int cswap32 = p[CDT_AMO_INT32][CDT_AMO_CSWAP] || p[CDT_AMO_UINT32][CDT_AMO_CSWAP];
+    int cswap64 = p[CDT_AMO_INT64][CDT_AMO_CSWAP] || p[CDT_AMO_UINT64][CDT_AMO_CSWAP];
+    if (!cswap32 || !cswap64) {
+        memset(cdt_ofi_amo_g.path, CDT_AMO_PATH_NONE, sizeof(cdt_ofi_amo_g.path));
+        if (cdt_ofi_amo_am_open() == 0) {
+            memset(cdt_ofi_amo_g.path, CDT_AMO_PATH_AM, sizeof(cdt_ofi_amo_g.path));
+            cdt_ofi_amo_g.am_on = 1;
+        }
+    }
+    SHM_INFO(AMO, "atomics on %s: SHMEM_AMO_NATIVE=%s%s", cdt_ofi_g.prov_name, mode,
+             cdt_ofi_amo_g.am_on ? ", by active message" : "");
 }
 
 /* OpenSHMEM has no bitwise AMO on float or double: not listed for them. */
@@ -142,8 +158,9 @@ void cdt_ofi_amo_retry(cdt_ctx_t *ctx, ssize_t rc, const struct fi_msg_atomic *m
                      what, cdt_ofi_g.prov_name, fi_strerror((int)-rc));
             __atomic_and_fetch(flags, ~(uint64_t)FI_INJECT, __ATOMIC_RELAXED);
         } else {
-            shm_fatal("%s (%s on %s) to PE %d failed on provider %s: %s", what,
-                      fi_tostr(&msg->op, FI_TYPE_ATOMIC_OP),
+            char opname[32]; /* fi_tostr reuses one buffer */
+            snprintf(opname, sizeof(opname), "%s", fi_tostr(&msg->op, FI_TYPE_ATOMIC_OP));
+            shm_fatal("%s (%s on %s) to PE %d failed on provider %s: %s", what, opname,
                       fi_tostr(&msg->datatype, FI_TYPE_ATOMIC_TYPE), pe, cdt_ofi_g.prov_name,
                       fi_strerror((int)-rc));
         }
@@ -157,11 +174,3 @@ void cdt_ofi_amo_retry(cdt_ctx_t *ctx, ssize_t rc, const struct fi_msg_atomic *m
     }
 }
 
-void cdt_ofi_amo_am(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg, size_t off,
-                    const void *operand, const void *cond, void *result, int pe, int blocking)
-{
-    (void)ctx, (void)seg, (void)off, (void)operand, (void)cond, (void)result, (void)blocking;
-    shm_fatal("atomic %s on %s to PE %d: provider %s does not offer it and it was not "
-              "emulated (internal error)",
-              cdt_amo_op_name(op), cdt_amo_type_name(t), pe, cdt_ofi_g.prov_name);
-}

@@ -77,6 +77,7 @@ typedef struct {
     uint64_t post_flags;  /* non-fetching: FI_INJECT | FI_DELIVERY_COMPLETE */
     uint64_t fetch_flags; /* fetching and compare: FI_INJECT where the provider takes it */
     int post_via_fetch;   /* non-fetching ones issued as fetching (result to a sink) */
+    int am_on;            /* the active-message path is in use (ofi_amo_am.c) */
 } cdt_ofi_amo_t;
 
 extern cdt_ofi_amo_t cdt_ofi_amo_g;

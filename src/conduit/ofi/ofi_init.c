@@ -277,6 +277,8 @@ void cdt_progress(void)
     cdt_ctx_t *d = cdt_ofi_g.dflt;
     if (d)
         fi_cq_read(d->cq, NULL, 0);
+    if (shm_unlikely(cdt_ofi_amo_g.am_on))
+        cdt_ofi_amo_am_progress(); /* atomics by active message: serve and collect */
 }
 
 void cdt_poll_idle(void)
@@ -321,6 +323,7 @@ void cdt_progress_thread_stop(void)
 void cdt_fini(void)
 {
     cdt_progress_thread_stop();
+    cdt_ofi_amo_am_fini();
     for (int s = 0; s < SHM_NSEGS; s++)
         if (cdt_ofi_g.mr[s])
             fi_close(&cdt_ofi_g.mr[s]->fid);

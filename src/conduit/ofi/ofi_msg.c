@@ -463,6 +463,11 @@ shm_status_t cdt_msg_send(cdt_msg_ep_t *ep, cdt_peer_t peer, const void *hdr, si
     return cdt_msg_status((int)rc);
 }
 
+void cdt_msg_progress(cdt_msg_ep_t *ep)
+{
+    fi_cq_read(ep->ctx.cq, NULL, 0);
+}
+
 int cdt_msg_poll(cdt_msg_ep_t *ep, cdt_msg_event_t *ev, int max)
 {
     enum { BATCH = 16 };
@@ -476,7 +481,9 @@ int cdt_msg_poll(cdt_msg_ep_t *ep, cdt_msg_event_t *ev, int max)
             cdt_msg_event_t *e = &ev[i];
             memset(e, 0, sizeof(*e));
             e->ctx = ent[i].op_context;
-            if (ent[i].flags & FI_RECV) {
+            /* A buffer's release may come as an entry of its own that carries
+             * FI_MULTI_RECV without FI_RECV (shm does): still a receive event. */
+            if (ent[i].flags & (FI_RECV | FI_MULTI_RECV)) {
                 e->kind = CDT_MSG_RECV;
                 e->buf = ent[i].buf;
                 e->len = ent[i].len;

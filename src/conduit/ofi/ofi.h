@@ -31,7 +31,15 @@ typedef struct {
     int cntr_wait_broken;
     int needs_target_progress;
     int amo_post_via_fetch;  /* issue non-fetching atomics as fetching ones (ofi_amo.c) */
+    int pid_named_regions;   /* keeps /dev/shm/<pid>:... files that a dead process leaves */
 } cdt_ofi_prov_row_t;
+
+/*
+ * Before this process opens its first endpoint: remove region files named
+ * after our pid (left by a dead process whose pid we now have, which the
+ * provider would take for "in use"). A no-op for other providers.
+ */
+void cdt_ofi_sweep_own_regions(const char *prov_name);
 
 /* Row for a provider name (a default row if it is not in the table). */
 const cdt_ofi_prov_row_t *cdt_ofi_prov_row(const char *prov_name);

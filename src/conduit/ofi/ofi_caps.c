@@ -3,7 +3,10 @@
  * Provider quirks as data. Each row is backed by a measurement in
  * shared/PROVIDERS.md; anything not listed gets the cautious default.
  */
+#include <dirent.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conduit/ofi/ofi.h"
 
@@ -16,7 +19,9 @@ static const cdt_ofi_prov_row_t prov_table[] = {
      /* A delivery-complete non-fetching atomic to oneself while peers send
       * theirs to the same PE crashes or hangs shm 1.17 (tests/pe_amo
       * amo_contention); the fetching path is sound, and faster. */
-     .amo_post_via_fetch = 1},
+     .amo_post_via_fetch = 1,
+     /* Region files are named <pid>:<ep>:<dom>; see cdt_ofi_sweep_own_regions. */
+     .pid_named_regions = 1},
     /* rxm counts a put complete before the data landed; injects ignore DC. */
     {.name = "tcp;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 0,
      .needs_target_progress = 1},
@@ -38,4 +43,22 @@ const cdt_ofi_prov_row_t *cdt_ofi_prov_row(const char *prov_name)
         if (strcmp(prov_table[i].name, prov_name) == 0)
             return &prov_table[i];
     return &prov_default;
+}
+
+void cdt_ofi_sweep_own_regions(const char *prov_name)
+{
+    static int swept;
+    if (swept || !cdt_ofi_prov_row(prov_name)->pid_named_regions)
+        return;
+    swept = 1;
+    char prefix[32];
+    int plen = snprintf(prefix, sizeof(prefix), "%d:", (int)getpid());
+    DIR *d = opendir("/dev/shm");
+    if (d == NULL)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL)
+        if (strncmp(de->d_name, prefix, (size_t)plen) == 0)
+            unlinkat(dirfd(d), de->d_name, 0);
+    closedir(d);
 }

@@ -133,6 +133,7 @@ shm_status_t cdt_init(const cdt_config_t *cfg)
         cdt_ofi_g.info->tx_attr->op_flags |= FI_DELIVERY_COMPLETE;
 
     OFI_CHECK(fi_fabric(cdt_ofi_g.info->fabric_attr, &cdt_ofi_g.fabric, NULL), "fi_fabric");
+    cdt_ofi_sweep_own_regions(cdt_ofi_g.prov_name);
     OFI_CHECK(fi_domain(cdt_ofi_g.fabric, cdt_ofi_g.info, &cdt_ofi_g.domain, NULL),
               "fi_domain");
     struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)cfg->size};

@@ -156,6 +156,7 @@ static shm_status_t own_dom_open(cdt_msg_dom_t *dom, const char *prov, int threa
         info->tx_attr->op_flags |= FI_COMPLETION;
     }
     MSG_CHECK(fi_fabric(dom->info->fabric_attr, &dom->fabric, NULL), "fi_fabric", out);
+    cdt_ofi_sweep_own_regions(dom->info->fabric_attr->prov_name);
     MSG_CHECK(fi_domain(dom->fabric, dom->info, &dom->domain, NULL), "fi_domain", out_fabric);
     return SHM_OK;
 out_fabric:

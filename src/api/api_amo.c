@@ -32,7 +32,8 @@
     })                                                                         \
     SHM_DEFINE(void, shmem_ctx_##N##_atomic_##NAME##_nbi,                      \
                (shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe),          \
-               { shm_amo_fetch(__func__, CTX(ctx), TY(T), OP, dest, sizeof(T), &value, fetch, pe, 1); }) \
+               { shm_amo_fetch(__func__, CTX(ctx), TY(T), OP, dest, sizeof(T), &value, fetch, pe, \
+                               1); })                                          \
     SHM_DEFINE(void, shmem_##N##_atomic_##NAME##_nbi, (T *fetch, T *dest, T value, int pe), \
                { shm_amo_fetch(__func__, DFLT, TY(T), OP, dest, sizeof(T), &value, fetch, pe, 1); })
 
@@ -50,7 +51,8 @@
     })                                                                         \
     SHM_DEFINE(T, shmem_ctx_##N##_atomic_fetch_inc, (shmem_ctx_t ctx, T *dest, int pe), { \
         T one = 1, r;                                                          \
-        shm_amo_fetch(__func__, CTX(ctx), TY(T), CDT_AMO_FETCH_ADD, dest, sizeof(T), &one, &r, pe, 0); \
+        shm_amo_fetch(__func__, CTX(ctx), TY(T), CDT_AMO_FETCH_ADD, dest, sizeof(T), &one, &r, \
+                      pe, 0);                                                  \
         return r;                                                              \
     })                                                                         \
     SHM_DEFINE(T, shmem_##N##_atomic_fetch_inc, (T *dest, int pe), {          \
@@ -98,7 +100,8 @@
     })                                                                         \
     SHM_DEFINE(T, shmem_##N##_fadd, (T *dest, T value, int pe), {             \
         T r;                                                                   \
-        shm_amo_fetch(__func__, DFLT, TY(T), CDT_AMO_FETCH_ADD, dest, sizeof(T), &value, &r, pe, 0); \
+        shm_amo_fetch(__func__, DFLT, TY(T), CDT_AMO_FETCH_ADD, dest, sizeof(T), &value, &r, pe, \
+                      0);                                                      \
         return r;                                                              \
     })                                                                         \
     SHM_DEFINE(T, shmem_##N##_finc, (T *dest, int pe), {                      \
@@ -119,7 +122,8 @@ SHM_AMO_STD_TYPES(SHM_AMO_STD)
     SHM_AMO_FETCHING(T, N, swap, CDT_AMO_SWAP)                                 \
     SHM_DEFINE(T, shmem_ctx_##N##_atomic_fetch, (shmem_ctx_t ctx, const T *source, int pe), { \
         T r;                                                                   \
-        shm_amo_fetch(__func__, CTX(ctx), TY(T), CDT_AMO_FETCH, source, sizeof(T), NULL, &r, pe, 0); \
+        shm_amo_fetch(__func__, CTX(ctx), TY(T), CDT_AMO_FETCH, source, sizeof(T), NULL, &r, pe, \
+                      0);                                                      \
         return r;                                                              \
     })                                                                         \
     SHM_DEFINE(T, shmem_##N##_atomic_fetch, (const T *source, int pe), {      \

@@ -166,10 +166,12 @@ static __thread size_t shm_p2p_any_next;
                { shm_##N##_wait_all(__func__, ivars, nelems, status, cmp, cmp_values, 0); }) \
     SHM_DEFINE(size_t, shmem_##N##_wait_until_any,                             \
                (T * ivars, size_t nelems, const int *status, int cmp, T cmp_value), \
-               { return shm_##N##_wait_any(__func__, ivars, nelems, status, cmp, NULL, cmp_value); }) \
+               { return shm_##N##_wait_any(__func__, ivars, nelems, status, cmp, \
+                                NULL, cmp_value); })                           \
     SHM_DEFINE(size_t, shmem_##N##_wait_until_any_vector,                      \
                (T * ivars, size_t nelems, const int *status, int cmp, const T *cmp_values), \
-               { return shm_##N##_wait_any(__func__, ivars, nelems, status, cmp, cmp_values, 0); }) \
+               { return shm_##N##_wait_any(__func__, ivars, nelems, status, cmp, \
+                                cmp_values, 0); })                             \
     SHM_DEFINE(size_t, shmem_##N##_wait_until_some,                            \
                (T * ivars, size_t nelems, size_t *indices, const int *status, int cmp, \
                 T cmp_value),                                                  \
@@ -182,16 +184,20 @@ static __thread size_t shm_p2p_any_next;
                                             cmp_values, 0); })                 \
     SHM_DEFINE(int, shmem_##N##_test_all,                                      \
                (T * ivars, size_t nelems, const int *status, int cmp, T cmp_value), \
-               { return shm_##N##_test_all(__func__, ivars, nelems, status, cmp, NULL, cmp_value); }) \
+               { return shm_##N##_test_all(__func__, ivars, nelems, status, cmp, \
+                                NULL, cmp_value); })                           \
     SHM_DEFINE(int, shmem_##N##_test_all_vector,                               \
                (T * ivars, size_t nelems, const int *status, int cmp, const T *cmp_values), \
-               { return shm_##N##_test_all(__func__, ivars, nelems, status, cmp, cmp_values, 0); }) \
+               { return shm_##N##_test_all(__func__, ivars, nelems, status, cmp, \
+                                cmp_values, 0); })                             \
     SHM_DEFINE(size_t, shmem_##N##_test_any,                                   \
                (T * ivars, size_t nelems, const int *status, int cmp, T cmp_value), \
-               { return shm_##N##_test_any(__func__, ivars, nelems, status, cmp, NULL, cmp_value); }) \
+               { return shm_##N##_test_any(__func__, ivars, nelems, status, cmp, \
+                                NULL, cmp_value); })                           \
     SHM_DEFINE(size_t, shmem_##N##_test_any_vector,                            \
                (T * ivars, size_t nelems, const int *status, int cmp, const T *cmp_values), \
-               { return shm_##N##_test_any(__func__, ivars, nelems, status, cmp, cmp_values, 0); }) \
+               { return shm_##N##_test_any(__func__, ivars, nelems, status, cmp, \
+                                cmp_values, 0); })                             \
     SHM_DEFINE(size_t, shmem_##N##_test_some,                                  \
                (T * ivars, size_t nelems, size_t *indices, const int *status, int cmp, \
                 T cmp_value),                                                  \

@@ -46,13 +46,15 @@ SHM_DEFINE(uint64_t, shmem_signal_fetch, (const uint64_t *sig_addr), {
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 })
 
-SHM_DEFINE(void, shmem_ctx_signal_add, (shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe),
+SHM_DEFINE(void, shmem_ctx_signal_add,
+           (shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe),
            { shm_amo_post(__func__, CTX(ctx), CDT_AMO_UINT64, CDT_AMO_ADD, sig_addr,
                           sizeof(uint64_t), &signal, pe); })
 SHM_DEFINE(void, shmem_signal_add, (uint64_t * sig_addr, uint64_t signal, int pe),
            { shm_amo_post(__func__, DFLT, CDT_AMO_UINT64, CDT_AMO_ADD, sig_addr, sizeof(uint64_t),
                           &signal, pe); })
-SHM_DEFINE(void, shmem_ctx_signal_set, (shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe),
+SHM_DEFINE(void, shmem_ctx_signal_set,
+           (shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe),
            { shm_amo_post(__func__, CTX(ctx), CDT_AMO_UINT64, CDT_AMO_SET, sig_addr,
                           sizeof(uint64_t), &signal, pe); })
 SHM_DEFINE(void, shmem_signal_set, (uint64_t * sig_addr, uint64_t signal, int pe),

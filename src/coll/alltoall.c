@@ -41,8 +41,10 @@ static void a2a_run(shm_team_t *t, const a2a_t *a, size_t block_bytes)
         return;
     shm_a2a_alg_t alg = shm_coll_cfg_g.alltoall;
     if (alg == SHM_A2A_AUTO)
-        alg = block_bytes >= shm_coll_cfg_g.alltoall_pairwise_min ? SHM_A2A_PAIRWISE
-                                                                   : SHM_A2A_LINEAR;
+        alg = n > shm_coll_cfg_g.alltoall_linear_npes &&
+                      block_bytes >= shm_coll_cfg_g.alltoall_pairwise_min
+                  ? SHM_A2A_PAIRWISE
+                  : SHM_A2A_LINEAR;
     if (alg == SHM_A2A_LINEAR) {
         for (int s = 1; s < n; s++)
             a2a_send(t, a, (me + s) % n);

@@ -48,6 +48,7 @@ typedef struct {
     size_t reduce_rsag_min;
     long fcollect_linear_npes;
     size_t fcollect_ring_min;
+    long alltoall_linear_npes;
     size_t alltoall_pairwise_min;
 } shm_coll_config_t;
 

@@ -1,5 +1,19 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* Algorithm names and thresholds from the env table, parsed once. */
+/*
+ * Algorithm names and thresholds from the env table, parsed once.
+ *
+ * Default crossovers (env.def), measured with bench/osu/osu_coll_lat on a
+ * 2-core VM, shm provider, minimum over 6-8 alternating runs:
+ *  - flat algorithms up to 8 PEs: at 2-4 PEs they tie with or beat the
+ *    logarithmic ones (fcollect 8 B at 4 PEs: linear 52 us, ring 70, bruck
+ *    103), and at 7 PEs (oversubscribed) they win clearly, since every extra
+ *    step waits for more PEs to be scheduled (barrier: linear 68 us,
+ *    dissemination 244; reduce 8 B: linear 150, rd 263);
+ *  - reductions switch to rsag at 64 KiB: rd/rsag 26/33 us at 32 KiB and
+ *    66/30 at 64 KiB with 2 PEs, 191/198 and 402/217 with 4 PEs;
+ *  - alltoall stayed linear up to 2 MiB blocks at 4 PEs (2.5 ms vs 2.7 ms
+ *    pairwise), so pairwise is kept for teams above 8 PEs.
+ */
 #include <string.h>
 
 #include "coll/coll.h"
@@ -51,5 +65,6 @@ void shm_coll_configure(void)
     c->reduce_rsag_min = e->REDUCE_RSAG_MIN;
     c->fcollect_linear_npes = positive("FCOLLECT_LINEAR_NPES", e->FCOLLECT_LINEAR_NPES);
     c->fcollect_ring_min = e->FCOLLECT_RING_MIN;
+    c->alltoall_linear_npes = positive("ALLTOALL_LINEAR_NPES", e->ALLTOALL_LINEAR_NPES);
     c->alltoall_pairwise_min = e->ALLTOALL_PAIRWISE_MIN;
 }

@@ -185,6 +185,13 @@ shm_status_t cdt_bulk_put(cdt_msg_ep_t *ep, cdt_peer_t peer, const void *src, ui
  *   void cdt_quiet(cdt_ctx_t *);   remote completion of all the context issued
  *   void cdt_fence(cdt_ctx_t *);   ordering of what came before against what follows
  * Every byte count is > 0 and pe is valid and not this PE: the caller checks.
+ *
+ * Atomics (see ofi/ofi_amo_inline.h), type and op as cdt_amo_type_t/cdt_amo_op_t;
+ * pe may be this PE (atomicity needs one mechanism for all):
+ *   int  cdt_amo_offered(type, op);   carried by the conduit (else emulate)
+ *   void cdt_amo(ctx, type, op, seg, off, const void *operand, pe);   complete by quiet
+ *   void cdt_fetch_amo[_nbi](ctx, type, op, seg, off, operand, void *result, pe);
+ *   void cdt_cswap[_nbi](ctx, type, seg, off, cond, value, void *result, pe);
  */
 #include "conduit/ofi/ofi_inline.h"
 #include "conduit/ofi/ofi_amo_inline.h"

@@ -10,6 +10,7 @@
  * every AMO goes by active message (ofi_amo_am.c), as on a provider that
  * offers no atomics or no compare-and-swap.
  */
+#include <sched.h>
 #include <string.h>
 
 #include "conduit/ofi/ofi.h"
@@ -139,6 +140,35 @@ static void amo_ctx_progress(cdt_ctx_t *ctx)
 {
     fi_cq_read(ctx->cq, NULL, 0);
     cdt_progress();
+}
+
+/*
+ * Waits for the context's fetching operations (a blocking fetching AMO). Like
+ * raw libfabric code, it polls the counter only: reading it drives the
+ * endpoint's progress, which on the default context also serves incoming
+ * requests. cdt_ofi_wait_gets would also read the CQ twice per turn, which on
+ * tcp;ofi_rxm costs a poll() each and delays seeing the answer. Errors and
+ * other contexts go the general way.
+ */
+void cdt_ofi_amo_wait(cdt_ctx_t *ctx)
+{
+    uint64_t target = __atomic_load_n(&ctx->get_issued, __ATOMIC_RELAXED);
+    if (ctx != cdt_ofi_g.dflt || (ctx->flags & CDT_CTX_SHARED)) {
+        cdt_ofi_wait_gets(ctx);
+        return;
+    }
+    for (;;) {
+        if (fi_cntr_read(ctx->get_cntr) >= target) {
+            ctx->get_done = target;
+            return;
+        }
+        if (shm_unlikely(fi_cntr_readerr(ctx->get_cntr) != ctx->get_err)) {
+            cdt_ofi_wait_gets(ctx); /* reports the error */
+            return;
+        }
+        if (cdt_ofi_fast_g.yield)
+            sched_yield();
+    }
 }
 
 /* Reissues one atomic after -FI_EAGAIN (progress first), or without FI_INJECT

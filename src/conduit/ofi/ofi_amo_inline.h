@@ -103,6 +103,7 @@ void cdt_ofi_amo_retry(cdt_ctx_t *ctx, ssize_t rc, const struct fi_msg_atomic *m
                        const struct fi_ioc *cmp, struct fi_ioc *res, int pe);
 void cdt_ofi_amo_am(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg, size_t off,
                     const void *operand, const void *cond, void *result, int pe, int blocking);
+void cdt_ofi_amo_wait(cdt_ctx_t *ctx);
 
 static inline enum fi_datatype cdt_ofi_amo_dt(cdt_amo_type_t t)
 {
@@ -196,7 +197,7 @@ static inline void cdt_fetch_amo(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t 
         return;
     }
     cdt_fetch_amo_nbi(ctx, t, op, seg, off, operand, result, pe);
-    cdt_ofi_wait_gets(ctx);
+    cdt_ofi_amo_wait(ctx);
 }
 
 static inline void cdt_cswap_nbi(cdt_ctx_t *ctx, cdt_amo_type_t t, int seg, size_t off,
@@ -226,7 +227,7 @@ static inline void cdt_cswap(cdt_ctx_t *ctx, cdt_amo_type_t t, int seg, size_t o
         return;
     }
     cdt_cswap_nbi(ctx, t, seg, off, cond, value, result, pe);
-    cdt_ofi_wait_gets(ctx);
+    cdt_ofi_amo_wait(ctx);
 }
 
 #endif /* SHM_CONDUIT_OFI_AMO_INLINE_H */

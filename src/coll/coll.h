@@ -98,16 +98,23 @@ static inline int shm_coll_idx(const shm_team_t *t, int rank)
 
 /*
  * One message to rank `to`: the sender's count for that peer, written into
- * its own flag word there. Everything this PE issued before must be
- * complete (the caller quiets once per phase): data before flag, and one
- * flag word's writes land in order.
+ * its own flag word there. Everything this PE issued through the fabric
+ * before must be complete (the caller quiets once per phase): data before
+ * flag, and one flag word's writes land in order. A peer on this host whose
+ * heap is mapped here (the direct path) gets a release store instead, which
+ * also orders this PE's memcpy'd data before it.
  */
 static inline void shm_coll_flag(shm_team_t *t, int to)
 {
     uint64_t v = ++t->sent[shm_coll_idx(t, to)];
-    cdt_put(shm_coll_cdt(), SHM_SEG_HEAP,
-            t->flags_off + (size_t)shm_coll_idx(t, t->me) * sizeof(uint64_t), &v, sizeof(v),
-            shm_team_pe(t, to));
+    size_t off = t->flags_off + (size_t)shm_coll_idx(t, t->me) * sizeof(uint64_t);
+    int pe = shm_team_pe(t, to);
+    uint64_t *peer = shm_heap_peer_addr(pe, off);
+    if (peer) {
+        __atomic_store_n(peer, v, __ATOMIC_RELEASE);
+        return;
+    }
+    cdt_put(shm_coll_cdt(), SHM_SEG_HEAP, off, &v, sizeof(v), pe);
 }
 
 /* Waits for the next message from rank `from`. */
@@ -141,7 +148,17 @@ static inline shm_coll_buf_t shm_coll_sym(const char *fn, const void *addr, size
     return b;
 }
 
-/* Non-blocking put of len bytes into b + off on rank `to` (a copy for this PE). */
+/* rank's copy of b + off, when it is mapped here (same host, heap), else NULL. */
+static inline char *shm_coll_peer(shm_team_t *t, const shm_coll_buf_t *b, size_t off, int rank)
+{
+    return b->seg == SHM_SEG_HEAP ? shm_heap_peer_addr(shm_team_pe(t, rank), b->off + off)
+                                  : NULL;
+}
+
+/*
+ * Non-blocking put of len bytes into b + off on rank `to`: a copy for this
+ * PE or a mapped peer, else the fabric (complete after shm_coll_quiet).
+ */
 static inline void shm_coll_put(shm_team_t *t, const shm_coll_buf_t *b, size_t off,
                                 const void *src, size_t len, int to)
 {
@@ -152,7 +169,28 @@ static inline void shm_coll_put(shm_team_t *t, const shm_coll_buf_t *b, size_t o
             memmove(b->addr + off, src, len);
         return;
     }
+    char *peer = shm_coll_peer(t, b, off, to);
+    if (peer) {
+        memcpy(peer, src, len);
+        return;
+    }
     cdt_put_nbi(shm_coll_cdt(), b->seg, b->off + off, src, len, shm_team_pe(t, to));
+}
+
+/*
+ * Source of len bytes at b + off on rank `from`: its mapping when there is
+ * one, else fetched into tmp (non-blocking: use after shm_coll_quiet).
+ */
+static inline const char *shm_coll_fetch(shm_team_t *t, const shm_coll_buf_t *b, size_t off,
+                                         size_t len, int from, char *tmp)
+{
+    if (from == t->me)
+        return b->addr + off;
+    const char *peer = shm_coll_peer(t, b, off, from);
+    if (peer)
+        return peer;
+    cdt_get_nbi(shm_coll_cdt(), tmp, b->seg, b->off + off, len, shm_team_pe(t, from));
+    return tmp;
 }
 
 #endif /* SHM_COLL_COLL_H */

@@ -135,8 +135,7 @@ static void sizes_exchange(shm_team_t *t, size_t mine, size_t *sz)
     shm_coll_buf_t d = {.seg = SHM_SEG_HEAP, .off = t->sizes_off, .addr = (char *)t->sizes};
     t->sizes[wme] = v;
     for (int s = 1; s < n; s++)
-        cdt_put(shm_coll_cdt(), SHM_SEG_HEAP, d.off + (size_t)wme * sizeof(uint64_t), &v,
-                sizeof(v), shm_team_pe(t, (me + s) % n));
+        shm_coll_put(t, &d, (size_t)wme * sizeof(uint64_t), &v, sizeof(v), (me + s) % n);
     shm_coll_quiet();
     for (int s = 1; s < n; s++)
         shm_coll_flag(t, (me + s) % n);

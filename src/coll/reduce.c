@@ -50,9 +50,8 @@ static half_t half_next(shm_team_t *t)
 static void put_region(shm_team_t *t, const half_t *h, size_t region_off, const void *src,
                        size_t len, int to)
 {
-    if (len)
-        cdt_put_nbi(shm_coll_cdt(), SHM_SEG_HEAP, h->off + region_off, src, len,
-                    shm_team_pe(t, to));
+    shm_coll_buf_t b = {.seg = SHM_SEG_HEAP, .off = h->off, .addr = h->base};
+    shm_coll_put(t, &b, region_off, src, len, to);
 }
 
 /* One chunk, linear. dst and src may be private and may be the same. */
@@ -167,14 +166,15 @@ static void reduce_rsag(const char *fn, shm_team_t *t, char *dest, const char *s
         if (tmp == NULL)
             shm_fatal("%s: out of memory for a %zu-byte reduction buffer", fn,
                       piece * (size_t)(n - 1));
+        const char *in[n];
         for (size_t off = a; off < b; off += piece) {
             size_t len = b - off < piece ? b - off : piece;
             for (int k = 1; k < n; k++)
-                cdt_get_nbi(shm_coll_cdt(), tmp + (size_t)(k - 1) * piece, s.seg, s.off + off,
-                            len, shm_team_pe(t, (me + k) % n));
+                in[k] = shm_coll_fetch(t, &s, off, len, (me + k) % n,
+                                       tmp + (size_t)(k - 1) * piece);
             shm_coll_quiet();
             for (int k = 1; k < n; k++)
-                op(dest + off, tmp + (size_t)(k - 1) * piece, len / esize);
+                op(dest + off, in[k], len / esize);
         }
         free(tmp);
     }
@@ -266,13 +266,12 @@ void shm_coll_scan(const char *fn, shm_team_t *t, void *dest, const void *src, s
         int last = inclusive ? me : me - 1;
         for (size_t off = 0; off < bytes; off += piece) {
             size_t len = bytes - off < piece ? bytes - off : piece;
-            cdt_get(shm_coll_cdt(), acc + off, s.seg, s.off + off, len, shm_team_pe(t, 0));
+            const char *in = shm_coll_fetch(t, &s, off, len, 0, tmp);
+            shm_coll_quiet();
+            memcpy(acc + off, in, len);
             for (int r = 1; r <= last; r++) {
-                const char *in = (const char *)src + off;
-                if (r != me) {
-                    cdt_get(shm_coll_cdt(), tmp, s.seg, s.off + off, len, shm_team_pe(t, r));
-                    in = tmp;
-                }
+                in = shm_coll_fetch(t, &s, off, len, r, tmp);
+                shm_coll_quiet();
                 op(acc + off, in, len / esize);
             }
         }

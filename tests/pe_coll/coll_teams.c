@@ -79,6 +79,18 @@ static void test_predefined(void)
         void *a = shmem_team_ptr(SHMEM_TEAM_WORLD, &word, p), *b = shmem_ptr(&word, p);
         PE_EXPECT(a == b, "team_ptr(WORLD, pe %d) = %p, shmem_ptr = %p", p, a, b);
     }
+    // A heap object: peers on this host may be reachable by load/store.
+    long *hw = shmem_malloc(sizeof(long));
+    for (int p = 0; p < n; p++) {
+        void *a = shmem_team_ptr(SHMEM_TEAM_WORLD, hw, p), *b = shmem_ptr(hw, p);
+        PE_EXPECT(a == b, "team_ptr(WORLD, heap, pe %d) = %p, shmem_ptr = %p", p, a, b);
+        int sr = shmem_team_translate_pe(SHMEM_TEAM_WORLD, p, SHMEM_TEAM_SHARED);
+        if (sr >= 0)
+            PE_EXPECT(shmem_team_ptr(SHMEM_TEAM_SHARED, hw, sr) == b,
+                      "team_ptr(SHARED, heap, rank %d) differs from shmem_ptr", sr);
+    }
+    PE_EXPECT(shmem_team_ptr(SHMEM_TEAM_WORLD, hw, me) == hw, "team_ptr to this PE");
+    shmem_free(hw);
     PE_EXPECT(shmem_team_ptr(SHMEM_TEAM_INVALID, &word, 0) == NULL, "team_ptr(INVALID)");
     PE_EXPECT(shmem_team_ptr(SHMEM_TEAM_WORLD, &word, n) == NULL, "team_ptr(WORLD, n)");
     int wp[64];

@@ -18,6 +18,8 @@
 //        small broadcast segments so that pipelining is exercised
 // large  dissemination / tree / rsag / ring / pairwise
 // tiny   linear with a 1 KiB team scratch (reductions in many chunks)
+// fabric the library's choice with the same-host direct path off: every
+//        transfer and flag goes through the provider
 static inline void coll_set_algorithms(const char *set)
 {
     struct {
@@ -47,6 +49,7 @@ static inline void coll_set_algorithms(const char *set)
         {"tiny", "SHMEM_BARRIER_ALGORITHM", "linear"},
         {"tiny", "SHMEM_FCOLLECT_ALGORITHM", "ring"},
         {"tiny", "SHMEM_COLLECT_ALGORITHM", "linear"},
+        {"fabric", "SHMEM_DIRECT", "0"},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(set, t[i].set) == 0)

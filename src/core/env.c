@@ -11,7 +11,7 @@
 
 shm_env_t shm_env_g;
 
-const char *shm_env_getenv(const char *name)
+const char *shm_env_from_process(const char *name)
 {
     return getenv(name);
 }

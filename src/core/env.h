@@ -38,6 +38,6 @@ shm_status_t shm_env_parse_int(const char *s, long *out_p);
 void shm_env_print(FILE *f, const shm_env_t *env, int markdown);
 
 /* The process environment as the library reads it (the one getenv). */
-const char *shm_env_getenv(const char *name);
+const char *shm_env_from_process(const char *name);
 
 #endif /* SHM_CORE_ENV_H */

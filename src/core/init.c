@@ -84,7 +84,7 @@ void shm_core_init(int requested)
     shm_log_set_identity(shm_rt_g.rank);
 
     char err[256];
-    if (shm_env_load(&shm_env_g, shm_env_getenv, err, sizeof(err)) != SHM_OK)
+    if (shm_env_load(&shm_env_g, shm_env_from_process, err, sizeof(err)) != SHM_OK)
         shm_fatal("%s", err);
     if (shm_log_configure(shm_env_g.LOG_LEVEL) != SHM_OK)
         shm_fatal("SHMEM_LOG_LEVEL='%s' is not valid: expected error|warn|info|debug|trace, "

@@ -92,7 +92,7 @@ static void env_load_once(void)
         return;
     }
     char err[256];
-    if (shm_env_load(&shm_env_g, shm_env_getenv, err, sizeof(err)) != SHM_OK) {
+    if (shm_env_load(&shm_env_g, shm_env_from_process, err, sizeof(err)) != SHM_OK) {
         shm_error("%s", err);
         return;
     }

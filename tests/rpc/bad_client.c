@@ -112,7 +112,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 16; i++)
         CHECK(sscanf(keyhex + 2 * i, "%2hhx", &key_g[i]) == 1, "key hex");
     char err[200];
-    CHECK(shm_env_load(&shm_env_g, shm_env_getenv, err, sizeof(err)) == SHM_OK, "%s", err);
+    CHECK(shm_env_load(&shm_env_g, shm_env_from_process, err, sizeof(err)) == SHM_OK, "%s", err);
     uint8_t name[CDT_ADDR_MAX];
     size_t nlen = sizeof(name);
     addr[strcspn(addr, "\n")] = '\0';

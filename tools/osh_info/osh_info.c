@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 
     shm_env_t env;
     char err[256];
-    if (shm_env_load(&env, shm_env_getenv, err, sizeof(err)) != SHM_OK) {
+    if (shm_env_load(&env, shm_env_from_process, err, sizeof(err)) != SHM_OK) {
         fprintf(stderr, "osh_info: %s\n", err);
         return 1;
     }

@@ -73,7 +73,7 @@ static shm_status_t choose_provider(const cdt_config_t *cfg)
 {
     const char *prov = cfg->provider;
     if (prov == NULL || *prov == '\0') {
-        const char *fip = shm_env_getenv("FI_PROVIDER");
+        const char *fip = shm_env_from_process("FI_PROVIDER");
         prov = (fip && *fip) ? fip : (cfg->nnodes <= 1 ? "shm" : "tcp;ofi_rxm");
     }
     struct fi_info *info = NULL;

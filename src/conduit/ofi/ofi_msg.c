@@ -80,7 +80,7 @@ static const char *resolve_provider(const cdt_msg_cfg_t *cfg)
         return cdt_ofi_g.prov_name;
     if (shm_env_g.OFI_PROVIDER && *shm_env_g.OFI_PROVIDER)
         return shm_env_g.OFI_PROVIDER;
-    const char *fip = shm_env_getenv("FI_PROVIDER");
+    const char *fip = shm_env_from_process("FI_PROVIDER");
     return (fip && *fip) ? fip : "shm";
 }
 

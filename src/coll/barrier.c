@@ -40,9 +40,10 @@ void shm_coll_barrier_alg(shm_team_t *t, shm_barrier_alg_t alg)
 {
     if (t->n == 1)
         return;
+    /* Up to 4 PEs dissemination needs no more steps than linear's two. */
     if (alg == SHM_BARRIER_AUTO)
-        alg = t->n <= shm_coll_cfg_g.barrier_linear_npes ? SHM_BARRIER_LINEAR
-                                                          : SHM_BARRIER_DISSEM;
+        alg = t->n > 4 && t->n <= shm_coll_cfg_g.barrier_linear_npes ? SHM_BARRIER_LINEAR
+                                                                      : SHM_BARRIER_DISSEM;
     if (alg == SHM_BARRIER_LINEAR)
         barrier_linear(t);
     else

@@ -42,6 +42,7 @@ typedef struct {
     shm_a2a_alg_t alltoall;
     long barrier_linear_npes;
     long bcast_linear_npes;
+    size_t bcast_tree_min;
     size_t bcast_segment;
     long reduce_linear_npes;
     size_t reduce_linear_max;

@@ -162,16 +162,21 @@ static void reduce_rsag(const char *fn, shm_team_t *t, char *dest, const char *s
         memcpy(dest + a, src + a, b - a);
     if (b > a) {
         size_t piece = b - a < RSAG_PIECE ? b - a : RSAG_PIECE / esize * esize;
-        char *tmp = malloc(piece * (size_t)(n - 1));
-        if (tmp == NULL)
-            shm_fatal("%s: out of memory for a %zu-byte reduction buffer", fn,
-                      piece * (size_t)(n - 1));
+        /* Sources mapped here (same host) are read in place: no buffer needed. */
+        char *tmp = NULL;
+        for (int k = 1; k < n && tmp == NULL; k++)
+            if (shm_coll_peer(t, &s, a, (me + k) % n) == NULL) {
+                tmp = malloc(piece * (size_t)(n - 1));
+                if (tmp == NULL)
+                    shm_fatal("%s: out of memory for a %zu-byte reduction buffer", fn,
+                              piece * (size_t)(n - 1));
+            }
         const char *in[n];
         for (size_t off = a; off < b; off += piece) {
             size_t len = b - off < piece ? b - off : piece;
             for (int k = 1; k < n; k++)
                 in[k] = shm_coll_fetch(t, &s, off, len, (me + k) % n,
-                                       tmp + (size_t)(k - 1) * piece);
+                                       tmp ? tmp + (size_t)(k - 1) * piece : NULL);
             shm_coll_quiet();
             for (int k = 1; k < n; k++)
                 op(dest + off, in[k], len / esize);

@@ -2,17 +2,21 @@
 /*
  * Algorithm names and thresholds from the env table, parsed once.
  *
- * Default crossovers (env.def), measured with bench/osu/osu_coll_lat on a
- * 2-core VM, shm provider, minimum over 6-8 alternating runs:
- *  - flat algorithms up to 8 PEs: at 2-4 PEs they tie with or beat the
- *    logarithmic ones (fcollect 8 B at 4 PEs: linear 52 us, ring 70, bruck
- *    103), and at 7 PEs (oversubscribed) they win clearly, since every extra
- *    step waits for more PEs to be scheduled (barrier: linear 68 us,
- *    dissemination 244; reduce 8 B: linear 150, rd 263);
- *  - reductions switch to rsag at 64 KiB: rd/rsag 26/33 us at 32 KiB and
- *    66/30 at 64 KiB with 2 PEs, 191/198 and 402/217 with 4 PEs;
- *  - alltoall stayed linear up to 2 MiB blocks at 4 PEs (2.5 ms vs 2.7 ms
- *    pairwise), so pairwise is kept for teams above 8 PEs.
+ * Default crossovers (env.def) come from bench/osu/osu_coll_lat on a 2-core
+ * VM (shm provider, same-host direct path, 7 PEs oversubscribed), minimum
+ * over 4-8 alternating runs, in microseconds:
+ *  - barrier: dissemination takes ceil(log2 n) steps, linear 2: at 2-4 PEs
+ *    dissemination wins or ties (2 PEs 0.3 vs 0.6, 3 PEs 21.8 vs 25.6,
+ *    4 PEs 12.7 vs 14.2), at 7 linear wins (34 vs 63);
+ *  - broadcast: linear up to 8 PEs (8 B at 7 PEs: 0.1 vs tree 2.2; 512 KiB
+ *    at 7 PEs: 8.6 vs 30), the tree from 1 MiB above 4 PEs (7 PEs: 77 vs
+ *    104 at 1 MiB, 216 vs 284 at 2 MiB; at 4 PEs linear still wins);
+ *  - reduce: linear up to 8 PEs and 4 KiB (7 PEs, 8 B: 26 vs rd 47), rsag
+ *    from 16 KiB (16 KiB: 4 PEs rsag 20.5 vs rd 29.3, 7 PEs 67 vs 124; at
+ *    4 KiB linear 11 vs rsag 21 at 4 PEs);
+ *  - fcollect, alltoall: linear beat bruck/ring and pairwise at every size
+ *    measured up to 8 PEs (fcollect 1 MiB at 7 PEs: 719 vs 1179;
+ *    alltoall 1 MiB at 7 PEs: 911 vs 1128).
  */
 #include <string.h>
 
@@ -59,6 +63,7 @@ void shm_coll_configure(void)
     c->alltoall = pick("ALLTOALL_ALGORITHM", e->ALLTOALL_ALGORITHM, a2a);
     c->barrier_linear_npes = positive("BARRIER_LINEAR_NPES", e->BARRIER_LINEAR_NPES);
     c->bcast_linear_npes = positive("BCAST_LINEAR_NPES", e->BCAST_LINEAR_NPES);
+    c->bcast_tree_min = e->BCAST_TREE_MIN;
     c->bcast_segment = e->BCAST_SEGMENT ? e->BCAST_SEGMENT : 1;
     c->reduce_linear_npes = positive("REDUCE_LINEAR_NPES", e->REDUCE_LINEAR_NPES);
     c->reduce_linear_max = e->REDUCE_LINEAR_MAX;

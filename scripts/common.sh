@@ -10,6 +10,9 @@ JOBS=${JOBS:-$(nproc)}
 # Debian 12 packages the build and the tests need.
 OFISHMEM_DEBS=(build-essential cmake pkg-config libfabric-dev libfabric-bin libpmix-dev libclang-rt-14-dev
                libcmocka-dev iproute2 procps)
+# Extra packages for the test suite: other launchers (Open MPI, Slurm + munge),
+# the peer library for bench/compare (Open MPI's OSHMEM), valgrind, gnuplot.
+OFISHMEM_TEST_DEBS=(openmpi-bin libopenmpi-dev slurm-wlm munge valgrind gnuplot-nox)
 
 ensure_debs() {
     local missing=()
@@ -25,8 +28,19 @@ ensure_debs() {
         $sudo apt-get update -qq
         export OFISHMEM_APT_UPDATED=1
     fi
+    # Daemons in these packages (munge, slurmd, slurmctld) must not start
+    # system-wide: the tests start their own, on loopback, and stop them.
+    local guard=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        guard=/usr/sbin/policy-rc.d
+        printf '#!/bin/sh\nexit 101\n' | $sudo tee "$guard" >/dev/null
+        $sudo chmod 755 "$guard"
+    fi
+    local rc=0
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-        "${missing[@]}" >/dev/null
+        "${missing[@]}" >/dev/null || rc=$?
+    [ -n "$guard" ] && $sudo rm -f "$guard"
+    return $rc
 }
 
 build_ofishmem() {

@@ -30,9 +30,19 @@
  * progress (orpc_wait/orpc_test/orpc_progress, or the progress thread) for
  * a server's pulls and pushes to move, and a transient client should run
  * with FI_OFI_RXM_USE_SRX=0 (an endpoint then costs ~3 ms instead of
- * ~280 ms). On shm a message larger than every receive buffer a server has
- * posted wedges that server's endpoint (a provider bug): keep
- * SHMEM_RPC_RECV_BUF_SIZE above anything a client could send there.
+ * ~280 ms). A server's resident memory there grows by ~6.5 kB per client
+ * that comes and goes until rxm's 12 MiB receive-buffer pool is all
+ * resident (~2000 clients), then stays flat; FI_OFI_RXM_MSG_RX_SIZE=16
+ * (receive buffers rxm posts per connection, default 128) slows that 5x.
+ *
+ * Size limits: a server's address carries its request limit
+ * (".../max_req=N", SHMEM_RPC_MAX_REQ) and clients refuse larger calls with
+ * ORPC_ERANGE before sending; every request tells the server how large a
+ * response its sender can receive, and a larger one is answered ORPC_ERANGE.
+ * A message that exceeds a server's receive buffer anyway lands whole in
+ * address space reserved behind it (SHMEM_RPC_RECV_OVERFLOW) and is refused.
+ * Only one larger than buffer + overflow is cut by the provider, which shm
+ * (libfabric 1.17) does not survive: its receiver then spins forever.
  */
 #ifndef OFISHMEM_RPC_H
 #define OFISHMEM_RPC_H
@@ -108,7 +118,8 @@ ORPC_API int orpc_close(orpc_t *rpc);
 
 /**
  * The instance's address, e.g. "orpc://shm/66695f..." or
- * "orpc://tcp,ofi_rxm/0200...": printable, no shell quoting needed.
+ * "orpc://tcp,ofi_rxm/0200.../max_req=65536": printable, no shell quoting
+ * needed. A server's address ends with its request limit.
  * @param len at least ORPC_ADDR_STRLEN.
  */
 ORPC_API int orpc_addr(orpc_t *rpc, char *buf, size_t len);
@@ -261,8 +272,8 @@ typedef struct {
     uint64_t calls;          /**< client calls completed with a response */
     uint64_t rejected_auth;  /**< requests without the right key (dropped) */
     uint64_t malformed;      /**< undecodable requests (dropped or answered EPROTO) */
-    uint64_t oversized;      /**< requests above SHMEM_RPC_MAX_REQ */
-    uint64_t truncated;      /**< messages the provider cut (larger than the buffer) */
+    uint64_t oversized;      /**< requests above SHMEM_RPC_MAX_REQ (answered ORPC_ERANGE) */
+    uint64_t truncated;      /**< messages the provider cut (larger than buffer + overflow) */
     uint64_t no_handler;     /**< requests for an unknown id (answered ENOENT) */
     uint64_t busy;           /**< requests refused for lack of slots */
     uint64_t copied;         /**< requests copied out of the last receive buffer */

@@ -73,7 +73,7 @@ static int server_main(const char *prov, const char *af, const char *kf)
         return 1;
     orpc_register(rpc, "bench.pull", h_xfer, NULL, 0, NULL);
     orpc_register(rpc, "bench.push", h_xfer, (void *)1, 0, NULL);
-    char addr[ORPC_ADDR_STRLEN], tmp[600];
+    char addr[ORPC_ADDR_STRLEN], tmp[700];
     orpc_addr(rpc, addr, sizeof(addr));
     snprintf(tmp, sizeof(tmp), "%s.tmp", af);
     FILE *f = fopen(tmp, "w");

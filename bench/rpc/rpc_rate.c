@@ -50,7 +50,7 @@ static int server_main(const char *prov, int multi, const char *addr_file, const
     if (orpc_open(&o, &rpc) != ORPC_OK)
         return 1;
     orpc_register(rpc, "bench.echo", h_echo, NULL, 0, NULL);
-    char addr[ORPC_ADDR_STRLEN], tmp[512];
+    char addr[ORPC_ADDR_STRLEN], tmp[700];
     orpc_addr(rpc, addr, sizeof(addr));
     snprintf(tmp, sizeof(tmp), "%s.tmp", addr_file);
     FILE *f = fopen(tmp, "w");
@@ -59,6 +59,15 @@ static int server_main(const char *prov, int multi, const char *addr_file, const
     rename(tmp, addr_file);
     while (!stop_g)
         orpc_progress(rpc, 1);
+    /* Receive buffers posted again per request: what multi-recv saves. */
+    orpc_stats_t st;
+    orpc_stats(rpc, &st);
+    snprintf(tmp, sizeof(tmp), "%s.stats", addr_file);
+    if ((f = fopen(tmp, "w")) != NULL) {
+        fprintf(f, "%llu %llu\n", (unsigned long long)st.requests,
+                (unsigned long long)st.reposts);
+        fclose(f);
+    }
     orpc_close(rpc);
     return 0;
 }
@@ -66,7 +75,7 @@ static int server_main(const char *prov, int multi, const char *addr_file, const
 static int client_main(const char *addr_file, const char *key_file, double secs, int window,
                        size_t size, int fd)
 {
-    char addr[ORPC_ADDR_STRLEN], key[600];
+    char addr[ORPC_ADDR_STRLEN], key[700];
     FILE *f = fopen(addr_file, "r");
     if (f == NULL || fgets(addr, sizeof(addr), f) == NULL)
         return 1;
@@ -112,8 +121,10 @@ static int client_main(const char *addr_file, const char *key_file, double secs,
     return 0;
 }
 
-/* One measurement: server + n clients; returns calls per second (all clients). */
-static double run(const char *prov, int multi, int n, double secs, int window, size_t size)
+/* One measurement: server + n clients; returns calls per second (all clients)
+ * and the server's receive-buffer reposts per request. */
+static double run(const char *prov, int multi, int n, double secs, int window, size_t size,
+                  double *reposts_p)
 {
     char dir[] = "/tmp/orpc-rate.XXXXXX";
     if (mkdtemp(dir) == NULL)
@@ -149,6 +160,17 @@ static double run(const char *prov, int multi, int n, double secs, int window, s
         waitpid(cl[i], NULL, 0);
     kill(srv, SIGTERM);
     waitpid(srv, NULL, 0);
+    char sf[620];
+    snprintf(sf, sizeof(sf), "%s.stats", af);
+    FILE *f = fopen(sf, "r");
+    unsigned long long nreq = 0, nrep = 0;
+    if (f) {
+        if (fscanf(f, "%llu %llu", &nreq, &nrep) != 2)
+            nreq = 0;
+        fclose(f);
+        unlink(sf);
+    }
+    *reposts_p = nreq ? (double)nrep / (double)nreq : -1;
     unlink(af);
     unlink(kf);
     rmdir(dir);
@@ -188,12 +210,15 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     printf("# rpc_rate: provider %s, %zu-byte echo, window %d per client, %.1f s per point\n",
            prov, size, window, secs);
-    printf("%-8s %18s %18s %8s\n", "clients", "multi-recv (/s)", "one-buffer (/s)", "ratio");
+    printf("%-8s %18s %18s %8s %14s %14s\n", "clients", "multi-recv (/s)", "one-buffer (/s)",
+           "ratio", "reposts/req mr", "reposts/req 1b");
     FILE *cf = csv ? fopen(csv, "a") : NULL;
     for (int i = 0; i < nc; i++) {
-        double m = run(prov, 1, counts[i], secs, window, size);
-        double c = run(prov, 0, counts[i], secs, window, size);
-        printf("%-8d %18.0f %18.0f %8.2f\n", counts[i], m, c, c > 0 ? m / c : 0);
+        double rm, rc;
+        double m = run(prov, 1, counts[i], secs, window, size, &rm);
+        double c = run(prov, 0, counts[i], secs, window, size, &rc);
+        printf("%-8d %18.0f %18.0f %8.2f %14.5f %14.5f\n", counts[i], m, c, c > 0 ? m / c : 0,
+               rm, rc);
         fflush(stdout);
         if (cf)
             fprintf(cf, "rpc_rate,%s,%d,%.0f,%.0f\n", prov, counts[i], m, c);

@@ -11,6 +11,7 @@ case ${3:-shm} in
 esac
 export SHMEM_OFI_PROVIDER=$PROV
 "$BIN/rpc_rate" -p "$PROV" -t "${RATE_SECONDS:-2}"
+[ -x "$BIN/recv_post_cost" ] && "$BIN/recv_post_cost" "$PROV"
 echo
 out=$("$BIN/bulk_bw" -p "$PROV" -n "${BW_ITERS:-400}")
 echo "$out"

@@ -222,60 +222,6 @@ static orpc_peer_t *peer_of_request(orpc_t *r, cdt_peer_t src, const uint8_t *ad
     return p ? p : peer_new(r, addr, alen);
 }
 
-/* -------------------------------------------------------- receive pool */
-
-static void rbuf_post(orpc_t *r, rpc_rbuf_t *b)
-{
-    if (cdt_msg_post_recv(r->ep, b->buf, b->len, b->multi, b) == SHM_OK) {
-        b->posted = 1;
-        r->nposted++;
-    }
-}
-
-static void rbuf_maybe_repost(orpc_t *r, rpc_rbuf_t *b)
-{
-    if (!b->posted && b->refs == 0) {
-        rbuf_post(r, b);
-        r->st.reposts++;
-    }
-}
-
-static int pool_init(orpc_t *r)
-{
-    size_t size;
-    int n, multi = r->multi_recv;
-    long bufs = shm_env_g.RPC_RECV_BUFS > 0 ? shm_env_g.RPC_RECV_BUFS : 4;
-    if (multi) {
-        size = shm_env_g.RPC_RECV_BUF_SIZE;
-        if (!r->listen)
-            size /= 4;
-        n = r->listen ? (int)bufs : 2;
-        if (size < 4 * r->msg_max)
-            size = 4 * r->msg_max;
-    } else {
-        size = r->msg_max;
-        n = r->listen ? (int)(16 * bufs) : 16;
-    }
-    r->rbufs = calloc((size_t)n, sizeof(*r->rbufs));
-    r->rbuf_mem = malloc((size_t)n * size);
-    if (r->rbufs == NULL || r->rbuf_mem == NULL)
-        return ORPC_ENOMEM;
-    r->nrbufs = n;
-    if (multi && cdt_msg_set_min_multi_recv(r->ep, r->msg_max) != SHM_OK) {
-        shm_error("FI_OPT_MIN_MULTI_RECV refused by provider %s", r->prov);
-        return ORPC_EFABRIC;
-    }
-    for (int i = 0; i < n; i++) {
-        rpc_rbuf_t *b = &r->rbufs[i];
-        b->kind = RPC_OBJ_RBUF;
-        b->buf = r->rbuf_mem + (size_t)i * size;
-        b->len = size;
-        b->multi = multi;
-        rbuf_post(r, b);
-    }
-    return r->nposted == n ? ORPC_OK : ORPC_EFABRIC;
-}
-
 /* ---------------------------------------------------- control messages */
 
 static rpc_ctl_t *ctl_get(orpc_t *r)
@@ -367,7 +313,7 @@ static void call_release_input(orpc_t *r, struct orpc_call *c)
 {
     if (c->rbuf) {
         c->rbuf->refs--;
-        rbuf_maybe_repost(r, c->rbuf);
+        rpc_rbuf_maybe_repost(r, c->rbuf);
         c->rbuf = NULL;
     }
     free(c->in_heap);
@@ -432,6 +378,10 @@ static void server_on_req(orpc_t *r, rpc_rbuf_t *b, const rpc_hdr_t *h, cdt_peer
     c->peer = p;
     c->h = hd;
     c->req_id = h->req_id;
+    /* A request's status field says how large a response its sender can take
+     * (a larger one would not fit its receive buffers). */
+    c->resp_max = h->status > 0 && (size_t)h->status < r->max_resp ? (size_t)h->status
+                                                                     : r->max_resp;
     c->arrival_ns = p->last_ns;
     c->in_len = h->payload_len;
     c->bulk_err = 0;
@@ -527,12 +477,25 @@ static void client_on_resp(orpc_t *r, const rpc_hdr_t *h)
 
 /* ---------------------------------------------------------------- events */
 
+/* An authenticated request that cannot be served is told why (ERANGE, EPROTO). */
+static void refuse_request(orpc_t *r, const rpc_hdr_t *h, cdt_peer_t src, int status)
+{
+    if (!r->listen || h->type != RPC_T_REQ || h->addr_len == 0 || h->addr_len > RPC_ADDR_MAX ||
+        !rpc_auth_equal(h->auth, r->auth))
+        return;
+    orpc_peer_t *p = peer_of_request(r, src, h->addr, h->addr_len);
+    if (p)
+        ctl_send(r, p, RPC_T_RESP, h->req_id, status, r->auth);
+}
+
 static void on_recv(orpc_t *r, rpc_rbuf_t *b, const cdt_msg_event_t *e)
 {
     if (e->len > 0) {
         rpc_hdr_t h;
         size_t maxp = r->max_req > r->max_resp ? r->max_req : r->max_resp;
-        rpc_wire_rc_t rc = rpc_wire_decode(e->buf, e->len, maxp, &h);
+        const void *msg = e->buf ? e->buf : b->buf;
+        rpc_rbuf_note_end(b, msg, e->len);
+        rpc_wire_rc_t rc = rpc_wire_decode(msg, e->len, maxp, &h);
         if (rc == RPC_WIRE_OK && h.type == RPC_T_REQ && h.payload_len > r->max_req)
             rc = RPC_WIRE_TOO_BIG;
         if (rc == RPC_WIRE_OK) {
@@ -549,19 +512,15 @@ static void on_recv(orpc_t *r, rpc_rbuf_t *b, const cdt_msg_event_t *e)
                 r->st.malformed++;
             SHM_DEBUG(RPC, "message of %zu bytes dropped: %s", e->len, rpc_wire_rc_str(rc));
             /* A well-formed, authenticated header gets told why. */
-            if ((rc == RPC_WIRE_TOO_BIG || rc == RPC_WIRE_LEN_BAD) && r->listen &&
-                h.type == RPC_T_REQ && rpc_auth_equal(h.auth, r->auth)) {
-                orpc_peer_t *p = peer_of_request(r, e->src, h.addr, h.addr_len);
-                if (p)
-                    ctl_send(r, p, RPC_T_RESP, h.req_id,
-                             rc == RPC_WIRE_TOO_BIG ? ORPC_ERANGE : ORPC_EPROTO, r->auth);
-            }
+            if (rc == RPC_WIRE_TOO_BIG || rc == RPC_WIRE_LEN_BAD)
+                refuse_request(r, &h, e->src,
+                               rc == RPC_WIRE_TOO_BIG ? ORPC_ERANGE : ORPC_EPROTO);
         }
     }
     if (e->released || !b->multi) {
         b->posted = 0;
         r->nposted--;
-        rbuf_maybe_repost(r, b);
+        rpc_rbuf_maybe_repost(r, b);
     }
 }
 
@@ -571,14 +530,25 @@ static void on_error(orpc_t *r, const cdt_msg_event_t *e)
     switch (kind) {
     case RPC_OBJ_RBUF: {
         rpc_rbuf_t *b = e->ctx;
-        if (e->err == SHM_ERR_RANGE)
+        if (e->err == SHM_ERR_RANGE) {
+            /* Cut: larger than the buffer and its overflow area. Its header
+             * came (the buffer holds at least msg_max): refuse it by name. */
             r->st.truncated++;
-        else if (e->err != SHM_ERR_CANCELED)
+            const void *msg = e->buf ? e->buf : b->buf;
+            rpc_hdr_t h;
+            b->overflowed = r->rbuf_overflow > 0;
+            rpc_wire_rc_t rc = rpc_wire_decode(msg, RPC_HDR_MAX, 0, &h);
+            if ((rc == RPC_WIRE_TOO_BIG || rc == RPC_WIRE_LEN_BAD) && h.type == RPC_T_REQ) {
+                r->st.oversized++;
+                refuse_request(r, &h, CDT_PEER_NONE, ORPC_ERANGE);
+            }
+        } else if (e->err != SHM_ERR_CANCELED) {
             r->st.malformed++;
+        }
         if (e->released || !b->multi) {
             b->posted = 0;
             r->nposted--;
-            rbuf_maybe_repost(r, b);
+            rpc_rbuf_maybe_repost(r, b);
         }
         break;
     }
@@ -756,7 +726,7 @@ static int open_endpoint(orpc_t *r, const char *prov)
     if ((st = cdt_msg_name(r->ep, r->self_addr, &alen)) != SHM_OK)
         return rpc_rc(st);
     r->self_alen = (uint8_t)alen;
-    int rc = pool_init(r);
+    int rc = rpc_pool_init(r);
     if (rc != ORPC_OK)
         return rc;
     if (r->use_thread) {
@@ -820,6 +790,9 @@ RPC_EXPORT int orpc_open(const orpc_opts_t *opts, orpc_t **rpc_p)
     r->max_req = shm_env_g.RPC_MAX_REQ;
     r->max_resp = shm_env_g.RPC_MAX_RESP;
     r->msg_max = RPC_HDR_MAX + (r->max_req > r->max_resp ? r->max_req : r->max_resp);
+    /* What our receive buffers take, told to servers in every request. */
+    r->resp_cap = (int32_t)(r->msg_max - RPC_HDR_MAX < INT32_MAX ? r->msg_max - RPC_HDR_MAX
+                                                                  : INT32_MAX);
     r->timeout_ms = (int)shm_env_g.RPC_TIMEOUT;
     r->bulk_ttl_ms = (int)shm_env_g.RPC_BULK_TTL;
     r->mr_cache_max = (int)shm_env_g.RPC_MR_CACHE_MAX;
@@ -933,18 +906,49 @@ RPC_EXPORT int orpc_close(orpc_t *r)
     free(r->reqs);
     free(r->peers);
     free(r->by_fa);
-    free(r->rbufs);
-    free(r->rbuf_mem);
+    rpc_pool_fini(r);
     pthread_mutex_destroy(&r->lock);
     free(r);
     return ORPC_OK;
 }
 
+/*
+ * "orpc://PROV/HEX/max_req=N": a server advertises its request limit, so
+ * that a client refuses a larger call itself. (A message larger than every
+ * receive buffer a server posted wedges shm 1.17, so it must never be sent.)
+ */
+#define RPC_OPT_MAX_REQ "/max_req="
+
 RPC_EXPORT int orpc_addr(orpc_t *r, char *buf, size_t len)
 {
     if (r == NULL || buf == NULL || r->ep == NULL)
         return ORPC_EINVAL;
-    return rpc_rc(cdt_msg_addr_to_str(r->prov, r->self_addr, r->self_alen, buf, len));
+    int rc = rpc_rc(cdt_msg_addr_to_str(r->prov, r->self_addr, r->self_alen, buf, len));
+    if (rc != ORPC_OK || !r->listen)
+        return rc;
+    size_t used = strlen(buf);
+    int n = snprintf(buf + used, len - used, RPC_OPT_MAX_REQ "%zu", r->max_req);
+    if (n < 0 || (size_t)n >= len - used) {
+        buf[used] = '\0';
+        return ORPC_ERANGE;
+    }
+    return ORPC_OK;
+}
+
+/* Options after the name: "/max_req=N". 0 when absent; -1 when malformed. */
+static long long addr_max_req(const char *addr)
+{
+    const char *o = strstr(addr, RPC_OPT_MAX_REQ);
+    if (o == NULL)
+        return 0;
+    o += strlen(RPC_OPT_MAX_REQ);
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(o, &end, 10);
+    if (end == o || errno || v == 0 || v > UINT32_MAX ||
+        (*end != '\0' && *end != '/' && *end != '\n' && *end != '\r' && *end != ' '))
+        return -1;
+    return (long long)v;
 }
 
 RPC_EXPORT const char *orpc_auth_file(orpc_t *r)
@@ -993,7 +997,10 @@ RPC_EXPORT int orpc_respond(orpc_call_t *c, int status, const void *out, size_t 
     if (c->bulk_done < c->bulk_issued && rpc_bulk_wait_locked(r, c) == ORPC_EPEER &&
         status == ORPC_OK)
         status = ORPC_EPEER;
-    if (out_len > r->max_resp) {
+    if (out_len > c->resp_max) {
+        shm_error("orpc_respond: response of %zu bytes exceeds the %zu bytes the caller "
+                  "can receive (SHMEM_RPC_MAX_RESP); answering ORPC_ERANGE", out_len,
+                  c->resp_max);
         status = ORPC_ERANGE;
         out_len = 0;
         rc = ORPC_ERANGE;
@@ -1122,6 +1129,12 @@ RPC_EXPORT int orpc_lookup(orpc_t *r, const char *addr, const char *auth, orpc_p
     size_t nlen = sizeof(name);
     if (cdt_msg_addr_from_str(addr, prov, sizeof(prov), name, &nlen) != SHM_OK)
         return ORPC_EADDR;
+    long long srv_max_req = addr_max_req(addr);
+    if (srv_max_req < 0) {
+        shm_error("orpc_lookup: '%s': bad max_req option (want max_req=BYTES, 1..2^32-1)",
+                  addr);
+        return ORPC_EADDR;
+    }
     uint8_t key[RPC_AUTH_LEN];
     int rc = rpc_auth_resolve(auth, key);
     if (rc != ORPC_OK)
@@ -1144,6 +1157,7 @@ RPC_EXPORT int orpc_lookup(orpc_t *r, const char *addr, const char *auth, orpc_p
         return ORPC_EADDR;
     }
     memcpy(p->auth, key, RPC_AUTH_LEN);
+    p->max_req = (size_t)srv_max_req;
     p->refs++;
     p->bye = 0;
     p->failed = 0;
@@ -1174,8 +1188,14 @@ RPC_EXPORT int orpc_icall(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in
     if (r == NULL || p == NULL || !p->used || req_p == NULL || (in_len && in == NULL) ||
         (out_cap && out == NULL) || p->rpc != r)
         return ORPC_EINVAL;
-    if (in_len > r->max_req)
+    /* The server's limit when it advertised one, else ours. */
+    size_t limit = p->max_req ? p->max_req : r->max_req;
+    if (in_len > limit) {
+        shm_error("orpc_icall: request of %zu bytes exceeds the %s limit of %zu bytes "
+                  "(SHMEM_RPC_MAX_REQ %s)", in_len, p->max_req ? "server's" : "request",
+                  limit, p->max_req ? "of the server, from its address" : "of this process");
         return ORPC_ERANGE;
+    }
     if (timeout_ms < 0)
         timeout_ms = r->timeout_ms;
     rpc_lock(r);
@@ -1210,6 +1230,7 @@ RPC_EXPORT int orpc_icall(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in
     rpc_hdr_t h = {.type = RPC_T_REQ, .rpc_id = id,
                    .req_id = (uint64_t)q->gen << 32 | q->idx,
                    .timeout_ms = (uint32_t)timeout_ms, .payload_len = (uint32_t)in_len,
+                   .status = r->resp_cap,
                    .addr = r->self_addr, .addr_len = r->self_alen};
     memcpy(h.auth, p->auth, RPC_AUTH_LEN);
     size_t hl = rpc_wire_encode(q->hdr, sizeof(q->hdr), &h);

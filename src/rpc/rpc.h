@@ -33,6 +33,7 @@ typedef struct {
     int multi;     /* FI_MULTI_RECV buffer */
     int posted;    /* the provider may still write into it */
     int refs;      /* calls whose arguments lie in it */
+    int overflowed; /* a message reached into the overflow area behind it */
 } rpc_rbuf_t;
 
 struct orpc_peer {
@@ -44,6 +45,7 @@ struct orpc_peer {
     uint8_t failed;       /* a send to it failed */
     cdt_peer_t fa;
     uint8_t auth[RPC_AUTH_LEN]; /* client side: the service's key */
+    size_t max_req;       /* client side: the server's request limit (0: not advertised) */
     int refs;             /* lookups the application holds */
     int inflight;         /* calls served for it + requests and control messages to it */
     int next;             /* hash chain / free list (index, -1 ends) */
@@ -89,6 +91,7 @@ struct orpc_call {
     size_t in_len;
     void *in_heap, *out_heap;
     uint64_t req_id;
+    size_t resp_max;      /* largest response payload the caller can receive */
     uint64_t arrival_ns;
     int bulk_kind;        /* RPC_OBJ_BULK: op context of this call's transfers */
     int bulk_err;
@@ -143,6 +146,7 @@ struct orpc {
     char auth_path[256];
     int auth_written;
     size_t max_req, max_resp, msg_max;
+    int32_t resp_cap;     /* largest response payload we can receive */
     int timeout_ms, bulk_ttl_ms, mr_cache_max;
     uint64_t peer_idle_ns;
 
@@ -152,7 +156,8 @@ struct orpc {
     volatile int thr_stop;
     int thr_running;
 
-    char *rbuf_mem;
+    char *rbuf_mem;       /* nrbufs x (buffer + overflow), one mapping */
+    size_t rbuf_map_len, rbuf_overflow;
     rpc_rbuf_t *rbufs;
     int nrbufs, nposted;
 
@@ -212,6 +217,14 @@ int rpc_rc(shm_status_t st);
 int rpc_harvest(orpc_t *r);
 /* Waits a little when a poll found nothing: spin, then yield, then sleep. */
 void rpc_idle(unsigned *spins);
+
+/* Receive pool (pool.c). */
+int rpc_pool_init(orpc_t *r);
+void rpc_pool_fini(orpc_t *r);
+/* Posts a buffer again once the provider and every call are done with it. */
+void rpc_rbuf_maybe_repost(orpc_t *r, rpc_rbuf_t *b);
+/* Notes a message that reached into the overflow area behind its buffer. */
+void rpc_rbuf_note_end(rpc_rbuf_t *b, const void *msg, size_t len);
 
 /* Auth (auth.c). */
 int rpc_auth_parse_hex(const char *hex, uint8_t key[RPC_AUTH_LEN]);

@@ -6,6 +6,8 @@
  *   expire      a descriptor used after its deadline is refused
  *   concurrent  N calls in flight at once
  *   churn       N cycles of open, lookup, call, close
+ *   limits [IGNORE [HUGE]]  request limits: advertised, refused locally, refused by the server
+ *   resp_limit  the server never sends a response larger than we can receive
  *   stats       prints the server's counters as NAME=VALUE lines
  *   stop        asks the server to stop
  */
@@ -349,12 +351,86 @@ static void mode_die(void)
     raise(SIGKILL);
 }
 
+/*
+ * Request limits (the server runs with SHMEM_RPC_MAX_REQ=4k; this process
+ * with a larger one of its own, as a misconfigured client would). The
+ * server's address advertises its limit and calls above it fail here, at
+ * once; a client that ignores it (an address without the option) is answered
+ * ORPC_ERANGE by the server, even for a message larger than the server's
+ * receive buffer plus its overflow area (huge_len, where the provider cuts
+ * it), and the server goes on serving.
+ */
+static void mode_limits(const char *af, const char *kf, size_t ignore_len, size_t huge_len)
+{
+    char addr[ORPC_ADDR_STRLEN], key[300];
+    read_line(af, addr, sizeof(addr));
+    snprintf(key, sizeof(key), "@%s", kf);
+    char *opt = strstr(addr, "/max_req=");
+    CHECK(opt && strcmp(opt, "/max_req=4096") == 0, "address %s does not advertise max_req=4096",
+          addr);
+    echo_size(4096);
+    size_t cap = ignore_len > huge_len ? ignore_len : huge_len;
+    char *big = malloc(cap + 4097);
+    t_fill(big, 0, cap + 4097, 7);
+    size_t got = 0;
+    CHECK_RC(orpc_call(rpc_g, srv_g, id_echo, big, 4097, NULL, 0, &got, 30000), ORPC_ERANGE,
+             "call of 4097 bytes to a server advertising max_req=4096");
+
+    *opt = '\0'; /* an address of a server that advertises nothing */
+    orpc_t *r2;
+    orpc_peer_t *p2;
+    CHECK_RC(orpc_open(NULL, &r2), ORPC_OK, "orpc_open");
+    CHECK_RC(orpc_lookup(r2, addr, key, &p2), ORPC_OK, "orpc_lookup without max_req");
+    CHECK_RC(orpc_call(r2, p2, id_echo, big, ignore_len, NULL, 0, &got, 30000), ORPC_ERANGE,
+             "request above the server's limit, sent anyway");
+    if (huge_len)
+        CHECK_RC(orpc_call(r2, p2, id_echo, big, huge_len, NULL, 0, &got, 30000), ORPC_ERANGE,
+                 "request larger than the server's receive buffer and overflow area");
+    uint64_t v = 42, o = 0;
+    CHECK_RC(orpc_call(r2, p2, id_echo, &v, 8, &o, 8, &got, 30000), ORPC_OK,
+             "echo after the oversized requests");
+    CHECK(o == v && got == 8, "echo after the oversized requests: wrong answer");
+    orpc_peer_release(p2);
+    orpc_close(r2);
+    /* A malformed limit in an address is refused at lookup. */
+    snprintf(opt, sizeof(addr) - (size_t)(opt - addr), "/max_req=12x");
+    CHECK_RC(orpc_open(NULL, &r2), ORPC_OK, "orpc_open");
+    CHECK_RC(orpc_lookup(r2, addr, key, &p2), ORPC_EADDR, "lookup of a malformed max_req");
+    orpc_close(r2);
+    free(big);
+    printf("limits: ok\n");
+}
+
+/* Run with SHMEM_RPC_MAX_REQ=4k SHMEM_RPC_MAX_RESP=4k: the server must not
+ * send a response this process could not receive. */
+static void mode_resp_limit(void)
+{
+    static char out[8192];
+    size_t got = 0;
+    uint32_t n = 4096;
+    CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_FILL), &n, 4, out, sizeof(out), &got, 30000), 0,
+             "response of 4096 bytes");
+    CHECK(got == n && t_check(out, 0, n, n) < 0, "response of 4096 bytes: wrong payload");
+    n = 4097;
+    CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_FILL), &n, 4, out, sizeof(out), &got, 30000),
+             ORPC_ERANGE, "response larger than this client can receive");
+    echo_size(8);
+    printf("resp_limit: ok\n");
+}
+
 static void mode_stats(void)
 {
-    orpc_stats_t st;
+    struct {
+        orpc_stats_t st;
+        uint64_t heap_used, heap_free;
+    } out;
     size_t got;
-    CHECK_RC(orpc_call(rpc_g, srv_g, id_stats, NULL, 0, &st, sizeof(st), &got, 10000), 0,
+    CHECK_RC(orpc_call(rpc_g, srv_g, id_stats, NULL, 0, &out, sizeof(out), &got, 10000), 0,
              "stats");
+    CHECK(got == sizeof(out), "stats of %zu bytes, expected %zu", got, sizeof(out));
+    printf("heap_used=%llu\nheap_free=%llu\n", (unsigned long long)out.heap_used,
+           (unsigned long long)out.heap_free);
+    orpc_stats_t st = out.st;
 #define P(f) printf(#f "=%llu\n", (unsigned long long)st.f)
     P(requests); P(responses); P(rejected_auth); P(malformed); P(oversized); P(truncated);
     P(no_handler); P(busy); P(copied); P(reposts); P(bulk_refused); P(bulk_errors);
@@ -388,6 +464,11 @@ int main(int argc, char **argv)
         mode_die();
     else if (strcmp(mode, "stats") == 0)
         mode_stats();
+    else if (strcmp(mode, "limits") == 0)
+        mode_limits(argv[1], argv[2], argc > 4 ? strtoull(argv[4], NULL, 0) : 100000,
+                    argc > 5 ? strtoull(argv[5], NULL, 0) : 0);
+    else if (strcmp(mode, "resp_limit") == 0)
+        mode_resp_limit();
     else if (strcmp(mode, "stop") == 0) {
         size_t got;
         orpc_call(rpc_g, srv_g, id_stop, NULL, 0, NULL, 0, &got, 5000);

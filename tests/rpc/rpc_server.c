@@ -5,6 +5,7 @@
  * or SIGTERM, then prints its counters.
  *   rpc_server -a ADDRFILE -k KEYFILE [-m 0|1] [-t] [-c 0|1]
  */
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,20 @@ static void h_echo(orpc_call_t *c, const void *in, size_t n, void *arg)
 {
     (void)arg;
     orpc_respond(c, 0, in, n);
+}
+
+static void h_fill(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    orpc_dec_t d;
+    orpc_dec_init(&d, in, n);
+    uint32_t len = orpc_dec_u32(&d);
+    if (d.err || len > SCRATCH) {
+        orpc_respond(c, ORPC_EPROTO, NULL, 0);
+        return;
+    }
+    t_fill(scratch_g, 0, len, len);
+    orpc_respond(c, 0, scratch_g, len);
 }
 
 static void h_status(orpc_call_t *c, const void *in, size_t n, void *arg)
@@ -177,9 +192,17 @@ static void h_stats(orpc_call_t *c, const void *in, size_t n, void *arg)
     (void)arg;
     (void)in;
     (void)n;
-    orpc_stats_t st;
-    orpc_stats(orpc_call_rpc(c), &st);
-    orpc_respond(c, 0, &st, sizeof(st));
+    /* The counters, then what malloc holds (in use, and free but kept), so
+     * that the churn test tells the server's own growth from the allocator's. */
+    struct {
+        orpc_stats_t st;
+        uint64_t heap_used, heap_free;
+    } out;
+    orpc_stats(orpc_call_rpc(c), &out.st);
+    struct mallinfo2 mi = mallinfo2();
+    out.heap_used = mi.uordblks + mi.hblkhd;
+    out.heap_free = mi.fordblks;
+    orpc_respond(c, 0, &out, sizeof(out));
 }
 
 static void h_stop(orpc_call_t *c, const void *in, size_t n, void *arg)
@@ -227,6 +250,7 @@ int main(int argc, char **argv)
     CHECK_RC(orpc_register(rpc, T_ECHO, h_echo, NULL, 0, NULL), ORPC_OK, "register");
     orpc_register(rpc, T_STATUS, h_status, NULL, 0, NULL);
     orpc_register(rpc, T_SLEEP, h_sleep, NULL, 0, NULL);
+    orpc_register(rpc, T_FILL, h_fill, NULL, 0, NULL);
     orpc_register(rpc, T_PULL, h_pull, NULL, 0, NULL);
     orpc_register(rpc, T_PUSH, h_push, NULL, 0, NULL);
     orpc_register(rpc, T_PULL_LATE, h_pull_late, NULL, 0, NULL);

@@ -18,6 +18,7 @@
 #define T_BULK_BAD "test.bulk_bad"   /* args: desc: tries out-of-range/unauthorised transfers */
 #define T_QUEUED "test.queued"   /* queued handler: echoes */
 #define T_DEFER "test.defer"     /* responds on a later progress call */
+#define T_FILL "test.fill"       /* args: u32 n; responds with n pattern bytes (seed n) */
 #define T_STATS "test.stats"     /* responds with the server's orpc_stats_t */
 #define T_STOP "test.stop"
 

@@ -337,7 +337,8 @@ shm_status_t cdt_msg_name(cdt_msg_ep_t *ep, void *name, size_t *len_p)
 
 /*
  * "orpc://PROV/HEX": the provider with ';' written ',' (shell-safe), then the
- * raw name in hex. Nothing in it needs quoting on a command line.
+ * raw name in hex. Nothing in it needs quoting on a command line. The parser
+ * stops the name at a further '/': the RPC layer appends its options there.
  */
 shm_status_t cdt_msg_addr_to_str(const char *prov, const void *name, size_t len, char *str,
                                  size_t strlen_)
@@ -385,7 +386,8 @@ shm_status_t cdt_msg_addr_from_str(const char *str, char *prov, size_t provlen, 
         prov[i] = p[i] == ',' ? ';' : p[i];
     prov[plen] = '\0';
     const char *h = slash + 1;
-    size_t hlen = strlen(h);
+    /* The name ends at a '/' (options of the layer above follow) or the end. */
+    size_t hlen = strcspn(h, "/");
     /* Tolerate a trailing newline from a file. */
     while (hlen && (h[hlen - 1] == '\n' || h[hlen - 1] == '\r' || h[hlen - 1] == ' '))
         hlen--;

@@ -227,7 +227,7 @@ void bench_csv(const bench_args_t *a, const char *bench, size_t size,
         perror(a->csv);
         return;
     }
-    fprintf(f, "%s,%s,%zu,%s,%.3f\n", bench, a->label ? a->label : "unknown",
+    fprintf(f, "%s,%s,%zu,%s,%.4f\n", bench, a->label ? a->label : "unknown",
             size, metric, value);
     fclose(f);
 }

@@ -13,6 +13,10 @@
  * operation is chained so the final value is the number of operations done
  * (compare_swap(i -> i+1), swap/set to i+1), or 0 for fetch.
  * CSV rows: bench atomic_lat, size = sizeof(type), metric <type>_<op>.
+ *
+ * -t int|long|int,long picks the types, -o LIST the operations (names as
+ * printed, comma-separated): e.g. to leave out a peer library's broken op
+ * (Open MPI 4.1's shmem_int_atomic_compare_swap smashes its stack).
  */
 #include "osu_common.h"
 
@@ -91,13 +95,53 @@ static const char *const amo_names[] = {
         return sink;                                                         \
     }
 
+typedef struct {
+    unsigned ops;   /* bit per amo_op_t */
+    unsigned types; /* bit 0 int, bit 1 long */
+} amo_pick_t;
+
+/* Bit k set for each names[k] that is an item of the comma-separated list. */
+static unsigned amo_pick_list(const char *val, const char *const *names, int n)
+{
+    unsigned mask = 0;
+    for (int k = 0; k < n; k++) {
+        size_t len = strlen(names[k]);
+        for (const char *p = val; (p = strstr(p, names[k])) != NULL; p += len)
+            if ((p == val || p[-1] == ',') && (p[len] == '\0' || p[len] == ','))
+                mask |= 1u << k;
+    }
+    return mask;
+}
+
+static int amo_opt(const char *opt, const char *val, void *ctx)
+{
+    static const char *const type_names[] = {"int", "long"};
+    amo_pick_t *pick = ctx;
+    if (!val)
+        return -1;
+    if (!strcmp(opt, "-o"))
+        pick->ops = amo_pick_list(val, amo_names, AMO_NOPS);
+    else if (!strcmp(opt, "-t"))
+        pick->types = amo_pick_list(val, type_names, 2);
+    else
+        return -1;
+    if ((!strcmp(opt, "-o") && !pick->ops) || (!strcmp(opt, "-t") && !pick->types)) {
+        fprintf(stderr, "%s %s: nothing known in the list\n", opt, val);
+        return -1;
+    }
+    return 2;
+}
+
 #define DEFINE_AMO_BENCH(T, TN)                                              \
     DEFINE_AMO_RUN(T, TN)                                                    \
-    static void amo_bench_##TN(const bench_args_t *a, T *dst, int me)       \
+    static void amo_bench_##TN(const bench_args_t *a, T *dst, int me,       \
+                               unsigned ops)                                 \
     {                                                                        \
         long iters = bench_iters(a, sizeof(T));                              \
         long warm = bench_warmup(a, sizeof(T));                              \
         for (int op = 0; op < AMO_NOPS; op++) {                              \
+            if (!(ops & (1u << op)))                                         \
+                continue;                                                    \
             double v[BENCH_MAX_REPS];                                        \
             long done = 0;                                                   \
             if (me == 0) {                                                   \
@@ -140,7 +184,12 @@ int main(int argc, char **argv)
 {
     bench_args_t a;
     bench_args_init(&a, 8, 8);
-    int rc = osu_start(&a, argc, argv, 2, NULL, NULL, NULL);
+    amo_pick_t pick = {.ops = (1u << AMO_NOPS) - 1, .types = 3};
+    static const char extra_help[] =
+        "  -t LIST       types: int,long (default both)\n"
+        "  -o LIST       operations, comma-separated (default all): fetch_add,\n"
+        "                fetch_inc,add,inc,compare_swap,swap,fetch,set\n";
+    int rc = osu_start(&a, argc, argv, 2, amo_opt, &pick, extra_help);
     if (rc)
         return rc;
 
@@ -153,8 +202,10 @@ int main(int argc, char **argv)
                "shmem_quiet)\n%-36s%12s\n", "Operation", "Latency (us)");
         fflush(stdout);
     }
-    amo_bench_int(&a, ival, me);
-    amo_bench_long(&a, lval, me);
+    if (pick.types & 1)
+        amo_bench_int(&a, ival, me, pick.ops);
+    if (pick.types & 2)
+        amo_bench_long(&a, lval, me, pick.ops);
 
     shmem_barrier_all();
     shmem_free(lval);

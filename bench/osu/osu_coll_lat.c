@@ -13,8 +13,46 @@
  *
  * -c LIST picks some of them (comma-separated). Results of the last call of
  * each size are checked on every PE.
+ *
+ * Portable: against an OpenSHMEM older than 1.5 (no teams; Open MPI 4.1's
+ * OSHMEM is 1.4) the same collectives are called in their active-set form
+ * (shmem_broadcast64, shmem_long_sum_to_all, shmem_fcollect64, ...) on all
+ * PEs, with sizes that are not a multiple of 8 bytes skipped; the root's
+ * dest of such a broadcast is not written (1.4 semantics), so it is not
+ * checked there.
  */
 #include "osu_common.h"
+
+#if SHMEM_MAJOR_VERSION * 100 + SHMEM_MINOR_VERSION >= 105
+#define OSU_TEAMS 1
+#else
+#define OSU_TEAMS 0
+/* Active-set work arrays, one pSync per kind of collective so that one kind
+ * never reuses another's before the barrier that follows every call. */
+static long osu_psync_bcast[SHMEM_BCAST_SYNC_SIZE];
+static long osu_psync_reduce[SHMEM_REDUCE_SYNC_SIZE];
+static long osu_psync_collect[SHMEM_COLLECT_SYNC_SIZE];
+static long osu_psync_alltoall[SHMEM_ALLTOALL_SYNC_SIZE];
+static long osu_pwrk_long[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+static double osu_pwrk_double[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+static long *osu_pwrk_big; /* symmetric, for reductions above the minimum */
+
+static void osu_psync_init(size_t max_size)
+{
+    for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; i++)
+        osu_psync_bcast[i] = SHMEM_SYNC_VALUE;
+    for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
+        osu_psync_reduce[i] = SHMEM_SYNC_VALUE;
+    for (int i = 0; i < SHMEM_COLLECT_SYNC_SIZE; i++)
+        osu_psync_collect[i] = SHMEM_SYNC_VALUE;
+    for (int i = 0; i < SHMEM_ALLTOALL_SYNC_SIZE; i++)
+        osu_psync_alltoall[i] = SHMEM_SYNC_VALUE;
+    /* pWrk: max(nreduce/2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements. */
+    osu_pwrk_big = osu_malloc((max_size / sizeof(long) / 2 + 1) * sizeof(long) +
+                              SHMEM_REDUCE_MIN_WRKDATA_SIZE * sizeof(long));
+    shmem_barrier_all();
+}
+#endif
 
 #define COLLS(X)                                                             \
     X(BARRIER, "barrier")                                                    \
@@ -93,12 +131,50 @@ static void coll_prepare(coll_ctx_t *c, coll_t k, size_t size, unsigned seed)
     }
 }
 
-static int coll_call(coll_ctx_t *c, coll_t k, size_t size)
+#if !OSU_TEAMS
+static int coll_call_legacy(coll_ctx_t *c, coll_t k, size_t size)
 {
+    size_t n64 = size / 8;
+    int np = c->npes;
     switch (k) {
     case COLL_BARRIER:
         shmem_barrier_all();
         return 0;
+    case COLL_BCAST:
+        shmem_broadcast64(c->dst, c->src, n64, 0, 0, 0, np, osu_psync_bcast);
+        return 0;
+    case COLL_REDUCE: {
+        size_t n = size / sizeof(long);
+        long *wrk = n / 2 + 1 > SHMEM_REDUCE_MIN_WRKDATA_SIZE ? osu_pwrk_big : osu_pwrk_long;
+        shmem_long_sum_to_all((long *)c->dst, (long *)c->src, (int)n, 0, 0, np, wrk,
+                              osu_psync_reduce);
+        return 0;
+    }
+    case COLL_FCOLLECT:
+        shmem_fcollect64(c->dst, c->src, n64, 0, 0, np, osu_psync_collect);
+        return 0;
+    case COLL_COLLECT:
+        shmem_collect64(c->dst, c->src, n64, 0, 0, np, osu_psync_collect);
+        return 0;
+    case COLL_ALLTOALL:
+        shmem_alltoall64(c->dst, c->src, n64, 0, 0, np, osu_psync_alltoall);
+        return 0;
+    default:
+        return -1;
+    }
+}
+#endif
+
+static int coll_call(coll_ctx_t *c, coll_t k, size_t size)
+{
+#if !OSU_TEAMS
+    return coll_call_legacy(c, k, size);
+#endif
+    switch (k) {
+    case COLL_BARRIER:
+        shmem_barrier_all();
+        return 0;
+#if OSU_TEAMS
     case COLL_BCAST:
         return shmem_broadcastmem(SHMEM_TEAM_WORLD, c->dst, c->src, size, 0);
     case COLL_REDUCE:
@@ -111,6 +187,7 @@ static int coll_call(coll_ctx_t *c, coll_t k, size_t size)
         return shmem_collectmem(SHMEM_TEAM_WORLD, c->dst, c->src, size);
     case COLL_ALLTOALL:
         return shmem_alltoallmem(SHMEM_TEAM_WORLD, c->dst, c->src, size);
+#endif
     default:
         return -1;
     }
@@ -120,7 +197,8 @@ static void coll_verify(coll_ctx_t *c, coll_t k, size_t size, unsigned seed)
 {
     switch (k) {
     case COLL_BCAST:
-        osu_check(c->dst, size, seed, "broadcastmem", size);
+        if (OSU_TEAMS || c->me != 0) /* 1.4: the root's dest is not written */
+            osu_check(c->dst, size, seed, "broadcastmem", size);
         break;
     case COLL_REDUCE: {
         const long *d = (const long *)c->dst;
@@ -172,8 +250,13 @@ static double coll_run(const bench_args_t *a, coll_ctx_t *c, coll_t k,
 
     *c->t_local = total / (double)iters;
     shmem_barrier_all();
+#if OSU_TEAMS
     if (shmem_double_sum_reduce(SHMEM_TEAM_WORLD, c->t_sum, c->t_local, 1))
         osu_fail("double_sum_reduce returned nonzero");
+#else
+    shmem_double_sum_to_all(c->t_sum, c->t_local, 1, 0, 0, c->npes, osu_pwrk_double,
+                            osu_psync_reduce);
+#endif
     return *c->t_sum / (double)c->npes;
 }
 
@@ -195,6 +278,9 @@ int main(int argc, char **argv)
     c.dst = osu_malloc(a.max_size * (size_t)c.npes);
     c.t_local = osu_malloc(sizeof(double));
     c.t_sum = osu_malloc(sizeof(double));
+#if !OSU_TEAMS
+    osu_psync_init(a.max_size);
+#endif
 
     for (int k = 0; k < COLL_N; k++) {
         if (!(mask & (1u << k)))
@@ -210,6 +296,8 @@ int main(int argc, char **argv)
         for (size_t size = lo; size <= hi; size = size ? size * 2 : 1) {
             if (k == COLL_REDUCE && size < sizeof(long))
                 continue;
+            if (!OSU_TEAMS && k != COLL_BARRIER && size % 8 != 0)
+                continue; /* the 1.4 forms move 64-bit elements */
             double v[BENCH_MAX_REPS];
             for (int rep = 0; rep < a.reps; rep++)
                 v[rep] = coll_run(&a, &c, (coll_t)k, size, rep);

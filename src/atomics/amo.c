@@ -4,7 +4,10 @@
  * loop on a word of the same width: read the word, compute the new value
  * here, swap it in if the word did not change meanwhile, else retry with
  * what the swap returned. Atomic with respect to every other AMO because the
- * swap itself is the provider's (all PEs, this one included, use it).
+ * swap itself is the provider's (all PEs, this one included, use it). Used
+ * for data/BSS words, and for every word when the direct path is off.
+ * Also: shm_amo_fabric, the out-of-line road of every AMO that is not a CPU
+ * atomic on a mapped word.
  */
 #include <string.h>
 
@@ -121,4 +124,44 @@ void shm_amo_emulate(const char *fn, cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_o
     }
     if (result)
         memcpy(result, &old, size);
+}
+
+/*
+ * Every road but a CPU atomic by the origin on a mapped word:
+ *  - heap words while heap AMOs are CPU atomics: this PE's own word when its
+ *    direct path is off (it shares its host with nobody, or its heap object
+ *    could not be made), else the target applies it on request;
+ *  - otherwise the conduit: the provider's atomic, its active messages, or
+ *    a compare-and-swap loop for what it lacks.
+ */
+void shm_amo_fabric(const char *fn, cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg,
+                    size_t off, const void *operand, const void *cond, void *result, int pe,
+                    int nbi)
+{
+    if (seg == SHM_SEG_HEAP && cdt_amo_heap_cpu()) {
+        if (pe == shm_state_g.me) {
+            shm_amo_cpu(t, op, (void *)(shm_seg_g[SHM_SEG_HEAP].base + off), operand, cond,
+                        result);
+            if (result)
+                shm_amo_cpu_serve();
+        } else {
+            cdt_amo_by_target(ctx, t, op, seg, off, operand, cond, result, pe,
+                              result != NULL && !nbi);
+        }
+        return;
+    }
+    if (!cdt_amo_offered(t, op)) {
+        shm_amo_emulate(fn, ctx, t, op, seg, off, operand, cond, result, pe);
+    } else if (result == NULL) {
+        cdt_amo(ctx, t, op, seg, off, operand, pe);
+    } else if (op == CDT_AMO_CSWAP) {
+        if (nbi)
+            cdt_cswap_nbi(ctx, t, seg, off, cond, operand, result, pe);
+        else
+            cdt_cswap(ctx, t, seg, off, cond, operand, result, pe);
+    } else if (nbi) {
+        cdt_fetch_amo_nbi(ctx, t, op, seg, off, operand, result, pe);
+    } else {
+        cdt_fetch_amo(ctx, t, op, seg, off, operand, result, pe);
+    }
 }

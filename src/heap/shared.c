@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/env.h"
 #include "core/log.h"
 #include "heap/heap.h"
 
@@ -57,6 +58,40 @@ shm_status_t shm_heap_shared_create(void *addr, size_t len, const char *nspace, 
     return SHM_OK;
 }
 
+/*
+ * Is rank `me` in list (SHMEM_DIRECT_NOMAP: "1,3-5")? Stops the job with a
+ * message naming the variable when the list is malformed.
+ */
+static int nomap_listed(const char *list, int me)
+{
+    const char *p = list;
+    int hit = 0;
+    while (*p) {
+        char *end;
+        long a = strtol(p, &end, 10), b = a;
+        if (end == p || a < 0)
+            goto bad;
+        if (*end == '-') {
+            p = end + 1;
+            b = strtol(p, &end, 10);
+            if (end == p || b < a)
+                goto bad;
+        }
+        if (me >= a && me <= b)
+            hit = 1;
+        if (*end == ',' && end[1] != '\0')
+            end++;
+        else if (*end != '\0')
+            goto bad;
+        p = end;
+    }
+    return hit;
+bad:
+    shm_fatal("SHMEM_DIRECT_NOMAP='%s' is not valid: expected PE numbers and ranges a-b "
+              "separated by commas, e.g. '1,3-5'",
+              list);
+}
+
 shm_status_t shm_heap_shared_map_peers(const char *nspace, int me, int npes,
                                        const int *local_peers, int nlocal)
 {
@@ -64,12 +99,19 @@ shm_status_t shm_heap_shared_map_peers(const char *nspace, int me, int npes,
     if (shm_heap_peer_g == NULL)
         return SHM_ERR_NOMEM;
     npeers = npes;
+    /* Testing the mix of paths: a listed PE maps only its own heap. */
+    const char *nomap = shm_env_g.DIRECT_NOMAP;
+    int skip_others = nomap && *nomap && nomap_listed(nomap, me);
+    if (skip_others)
+        SHM_INFO(HEAP, "SHMEM_DIRECT_NOMAP: PE %d maps no other PE's heap", me);
     for (int i = 0; i < nlocal; i++) {
         int pe = local_peers[i];
         if (pe == me) {
             shm_heap_peer_g[pe] = shm_seg_g[SHM_SEG_HEAP].base;
             continue;
         }
+        if (skip_others)
+            continue;
         char name[256];
         shm_heap_shared_name(name, sizeof(name), nspace, pe);
         int fd = shm_open(name, O_RDWR, 0);

@@ -94,11 +94,30 @@ void cdt_ofi_amo_init(void)
         memset(cdt_ofi_amo_g.path, CDT_AMO_PATH_NONE, sizeof(cdt_ofi_amo_g.path));
         if (cdt_ofi_amo_am_open() == 0) {
             memset(cdt_ofi_amo_g.path, CDT_AMO_PATH_AM, sizeof(cdt_ofi_amo_g.path));
-            cdt_ofi_amo_g.am_on = 1;
+            cdt_ofi_amo_g.am_on = cdt_ofi_amo_g.am_all = 1;
         }
     }
-    SHM_INFO(AMO, "atomics on %s: SHMEM_AMO_NATIVE=%s%s", cdt_ofi_g.prov_name, mode,
-             cdt_ofi_amo_g.am_on ? ", by active message" : "");
+
+    /*
+     * Same-host direct path: AMOs on heap words are CPU atomics, by the
+     * origin where it maps the target's heap, else by the target on request.
+     * A provider atomic is not atomic with respect to a CPU one, so the mode
+     * must be the same on every PE: it depends only on what every PE sees
+     * alike (SHMEM_DIRECT, and whether some host runs more than one PE), not
+     * on whether this PE's mappings succeeded.
+     */
+    const cdt_config_t *cfg = &cdt_ofi_g.cfg;
+    cdt_ofi_amo_g.heap_cpu = shm_env_g.DIRECT && cfg->size > cfg->nnodes;
+    if (cdt_ofi_amo_g.heap_cpu && !cdt_ofi_amo_g.am_on) {
+        if (cdt_ofi_amo_am_open() != 0)
+            shm_fatal("SHMEM_DIRECT=1: provider %s gives no message endpoint for atomics on the "
+                      "heaps of PEs not mapped here; run with SHMEM_DIRECT=0",
+                      cdt_ofi_g.prov_name);
+        cdt_ofi_amo_g.am_on = 1;
+    }
+    SHM_INFO(AMO, "atomics on %s: SHMEM_AMO_NATIVE=%s%s%s", cdt_ofi_g.prov_name, mode,
+             cdt_ofi_amo_g.am_all ? ", by active message" : "",
+             cdt_ofi_amo_g.heap_cpu ? "; heap words by CPU atomics" : "");
 }
 
 /* OpenSHMEM has no bitwise AMO on float or double: not listed for them. */
@@ -119,6 +138,9 @@ void cdt_ofi_amo_info_print(FILE *f)
             shm_env_g.AMO_NATIVE && *shm_env_g.AMO_NATIVE ? shm_env_g.AMO_NATIVE : "auto",
             cdt_ofi_amo_g.post_via_fetch ? "issued as fetching ones (provider quirk)"
                                          : "delivery-complete");
+    if (cdt_ofi_amo_g.heap_cpu)
+        fprintf(f, "    symmetric heap: every AMO a CPU atomic (by the origin where it maps the "
+                   "target's heap, else by the target on request); below: data/BSS only\n");
     for (int t = 0; t < CDT_AMO_NTYPES; t++) {
         fprintf(f, "    %-7s", amo_types[t].name);
         /* Group the ops by path so the common case is one short line. */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * Atomics by active message, for a provider with no usable atomics (net
- * offers none; SHMEM_AMO_NATIVE=none forces this path for tests).
+ * offers none; SHMEM_AMO_NATIVE=none forces this path for tests), and for
+ * heap words of PEs not mapped here while the same-host direct path makes
+ * every heap AMO a CPU atomic (cdt_amo_by_target).
  *
  * Every PE opens a message endpoint (in the PE's domain where the provider
  * allows) and publishes its name before cdt_connect's fence. An AMO on
@@ -345,6 +347,9 @@ void cdt_ofi_amo_am_progress(void)
 
 /* ---- origin --------------------------------------------------------- */
 
+static void am_issue(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg, size_t off,
+                     const void *operand, const void *cond, void *result, int pe, int blocking);
+
 void cdt_ofi_amo_am(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg, size_t off,
                     const void *operand, const void *cond, void *result, int pe, int blocking)
 {
@@ -352,6 +357,23 @@ void cdt_ofi_amo_am(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg, 
         shm_fatal("atomic %s on %s to PE %d: provider %s does not offer it and it was not "
                   "emulated (internal error)",
                   cdt_amo_op_name(op), cdt_amo_type_name(t), pe, cdt_ofi_g.prov_name);
+    am_issue(ctx, t, op, seg, off, operand, cond, result, pe, blocking);
+}
+
+/* A heap word of a PE not mapped here, while heap words take CPU atomics only. */
+void cdt_amo_by_target(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg, size_t off,
+                       const void *operand, const void *cond, void *result, int pe, int blocking)
+{
+    if (am_g.ep == NULL)
+        shm_fatal("atomic %s on %s to PE %d: no active-message endpoint for heap atomics "
+                  "(internal error)",
+                  cdt_amo_op_name(op), cdt_amo_type_name(t), pe);
+    am_issue(ctx, t, op, seg, off, operand, cond, result, pe, blocking);
+}
+
+static void am_issue(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg, size_t off,
+                     const void *operand, const void *cond, void *result, int pe, int blocking)
+{
     size_t size = am_size(t);
     uint64_t v = 0, c = 0;
     if (operand)

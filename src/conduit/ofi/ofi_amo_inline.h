@@ -18,6 +18,17 @@
  *   void cdt_cswap(ctx, type, seg, off, const void *cond, const void *value, void *result, pe);
  *   void cdt_cswap_nbi(...same...);
  *
+ * Heap words when the same-host direct path is on (cdt_amo_heap_cpu()):
+ * every AMO on them is a CPU atomic, by the origin on a mapped heap (the
+ * layer above, src/atomics/amo.h) or by the target for an origin that does
+ * not map it:
+ *   void cdt_amo_by_target(ctx, type, op, seg, off, operand, cond, result, pe, blocking);
+ *       any op, any type; the request travels as an active message and the
+ *       target applies the CPU atomic in its progress. Counted like the
+ *       others (quiet waits for it; blocking: *result on return).
+ * The provider's atomics are then never used on heap words: they are not
+ * atomic with respect to CPU atomics on the same word.
+ *
  * Only (type, op) pairs for which cdt_amo_offered() is true may be issued:
  * the provider's own atomic (the capability table, probed at init), or the
  * conduit's active-message path when the provider has no usable atomics.
@@ -77,7 +88,9 @@ typedef struct {
     uint64_t post_flags;  /* non-fetching: FI_INJECT | FI_DELIVERY_COMPLETE */
     uint64_t fetch_flags; /* fetching and compare: FI_INJECT where the provider takes it */
     int post_via_fetch;   /* non-fetching ones issued as fetching (result to a sink) */
-    int am_on;            /* the active-message path is in use (ofi_amo_am.c) */
+    int am_on;            /* the active-message endpoint is open and served (ofi_amo_am.c) */
+    int am_all;           /* every (type, op) goes by active message (no provider atomics) */
+    int heap_cpu;         /* heap words: CPU atomics only, job-wide (direct path on) */
 } cdt_ofi_amo_t;
 
 extern cdt_ofi_amo_t cdt_ofi_amo_g;
@@ -95,6 +108,22 @@ static inline cdt_amo_path_t cdt_amo_path(cdt_amo_type_t t, cdt_amo_op_t op)
     return (cdt_amo_path_t)cdt_ofi_amo_g.path[t][op];
 }
 
+/**
+ * Nonzero when every AMO on a symmetric-heap word must be a CPU atomic (the
+ * same-host direct path is on somewhere in the job). The same on every PE.
+ */
+static inline int cdt_amo_heap_cpu(void)
+{
+    return cdt_ofi_amo_g.heap_cpu;
+}
+
+/** Nonzero when other PEs may send this one AMO requests to apply: a PE
+ * spinning on its own words must then drive progress now and then. */
+static inline int cdt_amo_serves_requests(void)
+{
+    return cdt_ofi_amo_g.am_on;
+}
+
 const char *cdt_amo_type_name(cdt_amo_type_t t);
 const char *cdt_amo_op_name(cdt_amo_op_t op);
 
@@ -104,6 +133,8 @@ void cdt_ofi_amo_retry(cdt_ctx_t *ctx, ssize_t rc, const struct fi_msg_atomic *m
 void cdt_ofi_amo_am(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg, size_t off,
                     const void *operand, const void *cond, void *result, int pe, int blocking);
 void cdt_ofi_amo_wait(cdt_ctx_t *ctx);
+void cdt_amo_by_target(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg, size_t off,
+                       const void *operand, const void *cond, void *result, int pe, int blocking);
 
 static inline enum fi_datatype cdt_ofi_amo_dt(cdt_amo_type_t t)
 {

@@ -3,6 +3,7 @@
 #include "runtime/rt.h"
 
 #include <pmix.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,15 @@ shm_rt_info_t shm_rt_g;
 
 static pmix_proc_t rt_me;
 static int rt_pmix_up;
+
+/* Death of a peer, reported by the launcher's PMIx server (Slurm, Open MPI).
+ * Set before we finalize or abort ourselves: later events are expected. */
+static atomic_int rt_leaving;
+static size_t rt_evhdlr_ref;
+static int rt_evhdlr_up;
+static pmix_status_t rt_evhdlr_err = PMIX_SUCCESS;
+static char rt_host[64];
+#define RT_PEER_LOST_STATUS 1
 
 /* Singleton store: a job of one PE keeps its own puts. */
 typedef struct rt_kv {
@@ -77,7 +87,52 @@ static shm_status_t init_singleton(void)
     return (shm_rt_g.local_peers && shm_rt_g.node_of) ? SHM_OK : SHM_ERR_NOMEM;
 }
 
-/* Node of every PE: from PMIX_NODEID where given, else from local peers. */
+/* Node of every PE from the job's node and process maps (PMIx_Resolve_*):
+ * Open MPI 4.1 gives PMIX_NODEID for the PEs of this host only. Nodes are
+ * numbered in the order of the node list, the same on every PE. */
+static int resolve_nodes(int *max_p)
+{
+    char *nodes = NULL;
+    if (PMIx_Resolve_nodes(rt_me.nspace, &nodes) != PMIX_SUCCESS || nodes == NULL)
+        return -1;
+    int nid = 0, placed = 0, rc = 0;
+    for (int r = 0; r < shm_rt_g.size; r++)
+        shm_rt_g.node_of[r] = -1;
+    char *save = NULL;
+    for (char *node = strtok_r(nodes, ",", &save); node && rc == 0;
+         node = strtok_r(NULL, ",", &save)) {
+        pmix_proc_t *procs = NULL;
+        size_t nprocs = 0;
+        if (PMIx_Resolve_peers(node, rt_me.nspace, &procs, &nprocs) != PMIX_SUCCESS) {
+            rc = -1;
+            break;
+        }
+        for (size_t i = 0; i < nprocs; i++) {
+            int r = (int)procs[i].rank;
+            if (r < 0 || r >= shm_rt_g.size || shm_rt_g.node_of[r] != -1) {
+                rc = -1;
+                break;
+            }
+            shm_rt_g.node_of[r] = nid;
+            placed++;
+        }
+        if (procs)
+            PMIX_PROC_FREE(procs, nprocs);
+        nid += nprocs > 0; /* a listed host without PEs of ours gets no number */
+    }
+    free(nodes);
+    if (rc != 0 || placed != shm_rt_g.size)
+        return -1;
+    int max = -1;
+    for (int r = 0; r < shm_rt_g.size; r++)
+        if (shm_rt_g.node_of[r] > max)
+            max = shm_rt_g.node_of[r];
+    *max_p = max;
+    return 0;
+}
+
+/* Node of every PE: from PMIX_NODEID where given, else from the node map,
+ * else from local peers. */
 static void fill_nodes(void)
 {
     pmix_proc_t p;
@@ -96,6 +151,8 @@ static void fill_nodes(void)
             break;
         }
     }
+    if (!all_known && resolve_nodes(&max) == 0)
+        all_known = 1;
     if (!all_known) {
         /* Only our own host is known: peers here are node 0, the rest node 1. */
         for (int r = 0; r < shm_rt_g.size; r++)
@@ -107,8 +164,93 @@ static void fill_nodes(void)
     shm_rt_g.nnodes = max + 1;
 }
 
+/* Events that mean the job cannot complete: a peer aborted, died or was
+ * killed, a node went down, or we lost our PMIx server. */
+static const pmix_status_t rt_fatal_events[] = {
+    PMIX_ERR_PROC_ABORTED,     PMIX_ERR_PROC_ABORTING,    PMIX_ERR_PROC_TERM_WO_SYNC,
+    PMIX_ERR_PROC_KILLED_BY_CMD, PMIX_ERR_EXIT_NONZERO_TERM, PMIX_ERR_NODE_DOWN,
+    PMIX_ERR_LOST_CONNECTION,  PMIX_EVENT_PROC_TERMINATED, PMIX_PROC_TERMINATED,
+};
+
+/* Runs on PMIx's progress thread while the application thread may be
+ * anywhere (inside malloc or stdio, holding their locks): format into a
+ * stack buffer and write(2) it, then _exit. No stdio, no malloc, no locks. */
+static void rt_on_fatal_event(size_t evhdlr_id, pmix_status_t status, const pmix_proc_t *source,
+                              pmix_info_t info[], size_t ninfo, pmix_info_t results[],
+                              size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                              void *cbdata)
+{
+    (void)evhdlr_id;
+    (void)results;
+    (void)nresults;
+    const pmix_proc_t *who = source;
+    int exit_code = -1;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) &&
+            info[i].value.type == PMIX_PROC && info[i].value.data.proc != NULL)
+            who = info[i].value.data.proc;
+        else if (PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE) && info[i].value.type == PMIX_INT)
+            exit_code = info[i].value.data.integer;
+    }
+    int lost_server = status == PMIX_ERR_LOST_CONNECTION;
+    int same_job = who != NULL && PMIX_CHECK_NSPACE(who->nspace, rt_me.nspace);
+    int is_me = same_job && who->rank == rt_me.rank;
+    /* A normal exit (status 0) after shmem_finalize is no failure. */
+    int benign = (status == PMIX_EVENT_PROC_TERMINATED || status == PMIX_PROC_TERMINATED) &&
+                 exit_code <= 0;
+    if (atomic_load(&rt_leaving) || benign || is_me || (!lost_server && !same_job)) {
+        if (cbfunc) /* not ours to act on: let other handlers see it */
+            cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+        return;
+    }
+    char msg[512];
+    int n;
+    if (lost_server)
+        n = snprintf(msg, sizeof msg,
+                     "[PE %d %s:%d] rt_pmix.c: lost the connection to the launcher (%s); "
+                     "ending this PE\n",
+                     shm_rt_g.rank, rt_host, (int)getpid(), PMIx_Error_string(status));
+    else if (who->rank == PMIX_RANK_WILDCARD)
+        n = snprintf(msg, sizeof msg,
+                     "[PE %d %s:%d] rt_pmix.c: the launcher reports that the job is failing "
+                     "(%s); ending this PE\n",
+                     shm_rt_g.rank, rt_host, (int)getpid(), PMIx_Error_string(status));
+    else {
+        char code[32] = "";
+        if (exit_code >= 0)
+            snprintf(code, sizeof code, ", exit code %d", exit_code);
+        n = snprintf(msg, sizeof msg,
+                     "[PE %d %s:%d] rt_pmix.c: the launcher reports PE %u %s (%s%s); "
+                     "ending this PE\n",
+                     shm_rt_g.rank, rt_host, (int)getpid(), (unsigned)who->rank,
+                     status == PMIX_ERR_PROC_ABORTED || status == PMIX_ERR_PROC_ABORTING
+                         ? "aborted"
+                         : "died",
+                     PMIx_Error_string(status), code);
+    }
+    if (n > 0)
+        (void)!write(STDERR_FILENO, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+    _exit(RT_PEER_LOST_STATUS);
+}
+
+static void rt_register_events(void)
+{
+    pmix_status_t rc = PMIx_Register_event_handler(
+        (pmix_status_t *)rt_fatal_events, sizeof(rt_fatal_events) / sizeof(rt_fatal_events[0]),
+        NULL, 0, rt_on_fatal_event, NULL, NULL);
+    /* Blocking form: a non-negative return is the handler's reference. */
+    if (rc < 0) {
+        rt_evhdlr_err = rc; /* logged by rt_log_layout once logging is set up */
+        return;
+    }
+    rt_evhdlr_ref = (size_t)rc;
+    rt_evhdlr_up = 1;
+}
+
 shm_status_t shm_rt_init(void)
 {
+    if (gethostname(rt_host, sizeof(rt_host) - 1) != 0)
+        snprintf(rt_host, sizeof(rt_host), "?");
     pmix_status_t rc = PMIx_Init(&rt_me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         SHM_DEBUG(RT, "PMIx_Init: %s; running as a single PE", PMIx_Error_string(rc));
@@ -156,14 +298,18 @@ shm_status_t shm_rt_init(void)
     if (val)
         PMIX_VALUE_RELEASE(val);
     fill_nodes();
-    SHM_DEBUG(RT, "nspace %s rank %d of %d, local %d of %d, %d node(s)", rt_me.nspace,
-              shm_rt_g.rank, shm_rt_g.size, shm_rt_g.local_rank, shm_rt_g.local_size,
-              shm_rt_g.nnodes);
+    atomic_store(&rt_leaving, 0);
+    rt_register_events();
     return SHM_OK;
 }
 
 void shm_rt_fini(void)
 {
+    atomic_store(&rt_leaving, 1);
+    if (rt_pmix_up && rt_evhdlr_up) {
+        PMIx_Deregister_event_handler(rt_evhdlr_ref, NULL, NULL);
+        rt_evhdlr_up = 0;
+    }
     if (rt_pmix_up) {
         PMIx_Finalize(NULL, 0);
         rt_pmix_up = 0;
@@ -204,8 +350,29 @@ shm_status_t shm_rt_put(const char *key, const void *buf, size_t len)
     return SHM_OK;
 }
 
+/* What the launcher told us about placement. Logged from the first
+ * exchange because shm_rt_init runs before SHMEM_LOG_LEVEL is applied. */
+static void rt_log_layout(void)
+{
+    static int done;
+    if (done || shm_log_level_g[SHM_LOG_RT] < SHM_LVL_DEBUG)
+        return;
+    done = 1;
+    char peers[256];
+    size_t off = 0;
+    for (int i = 0; i < shm_rt_g.local_size && off + 16 < sizeof(peers); i++)
+        off += (size_t)snprintf(peers + off, sizeof(peers) - off, "%s%d", i ? "," : "",
+                                shm_rt_g.local_peers[i]);
+    SHM_DEBUG(RT, "nspace %s, PE %d of %d on host %s (node %d of %d), same-host PEs %s%s%s",
+              shm_rt_g.nspace, shm_rt_g.rank, shm_rt_g.size, rt_host,
+              shm_rt_g.node_of[shm_rt_g.rank], shm_rt_g.nnodes, peers,
+              rt_evhdlr_up ? ", peer-failure events on" : ", peer-failure events off: ",
+              rt_evhdlr_up ? "" : rt_evhdlr_err ? PMIx_Error_string(rt_evhdlr_err) : "no launcher");
+}
+
 shm_status_t shm_rt_exchange(void)
 {
+    rt_log_layout();
     if (!rt_pmix_up)
         return SHM_OK;
     pmix_status_t rc = PMIx_Commit();
@@ -272,6 +439,7 @@ shm_status_t shm_rt_barrier(void)
 
 void shm_rt_abort(int status, const char *msg)
 {
+    atomic_store(&rt_leaving, 1);
     if (rt_pmix_up) {
         PMIx_Abort(status, msg ? msg : "", NULL, 0);
         /* The launcher kills us; if it does not within a moment, go anyway. */

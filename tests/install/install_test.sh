@@ -14,7 +14,10 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 P=$tmp/prefix
 for f in bin/oshcc bin/oshrun bin/osh_info include/shmem.h include/shmemx.h \
-         include/ofishmem/typelists.h lib/pkgconfig/ofishmem.pc; do
+         include/ofishmem/typelists.h lib/pkgconfig/ofishmem.pc \
+         lib/cmake/ofishmem/ofishmem-config.cmake lib/cmake/ofishmem/ofishmem-config-version.cmake \
+         lib/cmake/ofishmem/ofishmem-targets.cmake \
+         share/man/man1/oshrun.1 share/man/man1/oshcc.1 share/man/man1/osh_info.1; do
     [ -e "$P/$f" ] || fail "missing $f in the installed prefix"
 done
 ls "$P"/lib/libofishmem.so* >/dev/null || fail "no shared library installed"
@@ -29,8 +32,61 @@ cc -std=gnu11 "$tmp/ring.c" -o "$tmp/ring_pc" \
     $(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --define-prefix --cflags --libs ofishmem) ||
     fail "pkg-config flags do not build a program"
 
+# CMake package: an outside project with find_package(ofishmem).
+mkdir -p "$tmp/cmproj"
+cp "$src/examples/hello_ring.c" "$tmp/cmproj/ring.c"
+cat >"$tmp/cmproj/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.18)
+project(outside C)
+find_package(ofishmem 0.1 REQUIRED)
+add_executable(ring_cm ring.c)
+target_link_libraries(ring_cm PRIVATE ofishmem::ofishmem)
+add_executable(ring_cm_static ring.c)
+target_link_libraries(ring_cm_static PRIVATE ofishmem::ofishmem_static)
+message(STATUS "ofishmem ${ofishmem_VERSION} oshrun=${ofishmem_OSHRUN}")
+CM
+cmout=$(cmake -S "$tmp/cmproj" -B "$tmp/cmproj/build" -DCMAKE_PREFIX_PATH="$P" 2>&1) ||
+    fail "find_package(ofishmem) failed: $cmout"
+grep -q "ofishmem 0\.1\.[0-9]* oshrun=$P/bin/oshrun" <<<"$cmout" ||
+    fail "the package does not give the version and the prefix's oshrun: $cmout"
+cmout=$(cmake --build "$tmp/cmproj/build" 2>&1) || fail "building against ofishmem::ofishmem: $cmout"
+cp "$tmp/cmproj/build/ring_cm" "$tmp/cmproj/build/ring_cm_static" "$tmp/"
+ldd "$tmp/ring_cm" | grep -q "$P/lib/libofishmem.so" ||
+    fail "ring_cm does not load libofishmem from the prefix: $(ldd "$tmp/ring_cm")"
+ldd "$tmp/ring_cm_static" | grep -q libofishmem.so && fail "ring_cm_static loads the shared library"
+# A version the prefix cannot satisfy is refused by name.
+sed -i 's/find_package(ofishmem 0.1 REQUIRED)/find_package(ofishmem 9.0 REQUIRED)/' \
+    "$tmp/cmproj/CMakeLists.txt"
+out=$(cmake -S "$tmp/cmproj" -B "$tmp/cmproj/build3" -DCMAKE_PREFIX_PATH="$P" 2>&1) &&
+    fail "find_package(ofishmem 9.0) accepted version $(grep -o 'ofishmem [0-9.]*' <<<"$out")"
+grep -q "compatible with requested version \"9.0\"" <<<"$out" ||
+    fail "no version message from find_package(ofishmem 9.0): $out"
+echo "ok: find_package(ofishmem) builds ofishmem::ofishmem and ofishmem::ofishmem_static"
+
+# Man pages: installed, and groff renders them without a warning.
+for m in oshrun oshcc osh_info; do
+    page="$P/share/man/man1/$m.1"
+    warn=$(groff -man -ww -z "$page" 2>&1) || fail "groff failed on $m.1: $warn"
+    [ -z "$warn" ] || fail "groff warns on $m.1: $warn"
+    grep -q "@[A-Z_]*@" "$page" && fail "$m.1 has an unsubstituted @VAR@"
+    if command -v man >/dev/null; then
+        text=$(MANWIDTH=80 man --warnings -P cat -l "$page" 2>"$tmp/manwarn") ||
+            fail "man -l $m.1 failed: $(cat "$tmp/manwarn")"
+        [ -s "$tmp/manwarn" ] && fail "man warns on $m.1: $(cat "$tmp/manwarn")"
+        if ! grep -q "^NAME" <<<"$text" || ! grep -q "$m" <<<"$text"; then
+            fail "$m.1 renders without a NAME section"
+        fi
+    fi
+done
+# Every option oshrun --help lists is documented in oshrun(1).
+for o in $("$P/bin/oshrun" --help | grep -oE '^  (-[a-zA-Z]|--[a-z-]+)' | tr -d ' '); do
+    grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$P/share/man/man1/oshrun.1" ||
+        fail "oshrun --help lists $o but oshrun.1 does not document it"
+done
+echo "ok: man pages installed and render without warnings"
+
 for prov in shm "tcp;ofi_rxm"; do
-    for exe in ring ring_pc; do
+    for exe in ring ring_pc ring_cm ring_cm_static; do
         out=$(SHMEM_OFI_PROVIDER=$prov FI_TCP_IFACE=lo "$P/bin/oshrun" -n 4 --timeout 60 \
               "$tmp/$exe" 2>&1) || fail "$exe on $prov: $out"
         grep -q "ring OK: 4 of 4" <<<"$out" || fail "$exe on $prov printed: $out"
@@ -53,5 +109,19 @@ echo "ok: a malformed variable stops init with a message naming it"
 info=$("$P/bin/osh_info") || fail "osh_info failed"
 grep -q "providers with RDM + RMA:.*shm" <<<"$info" || fail "osh_info lists no shm: $info"
 grep -q "SHMEM_SYMMETRIC_SIZE" <<<"$info" || fail "osh_info does not list the env table"
+grep -q "^ofishmem 0\.[0-9.]*, OpenSHMEM 1\.6" <<<"$info" || fail "osh_info shows no version: $info"
+grep -q "build: .*compiler .*prefix $P\$" <<<"$info" ||
+    fail "osh_info does not show the build and the (moved) prefix: $info"
+grep -q "PMIx: " <<<"$info" || fail "osh_info does not show the PMIx version"
+grep -q "default provider: one host shm, several hosts tcp;ofi_rxm" <<<"$info" ||
+    fail "osh_info does not show the default provider choice"
+out=$(SMA_SYMMETRIC_SIZE=64M "$P/bin/osh_info") || fail "osh_info with SMA_SYMMETRIC_SIZE"
+grep -Eq "SHMEM_SYMMETRIC_SIZE.*(64M|67108864)" <<<"$out" ||
+    fail "osh_info does not show the value given as SMA_SYMMETRIC_SIZE"
+out=$(SHMEM_SYMMETRIC_SIZE=lots "$P/bin/osh_info" 2>&1) && fail "osh_info accepted a bad value"
+grep -q "SHMEM_SYMMETRIC_SIZE='lots'" <<<"$out" || fail "osh_info bad value message: $out"
+rc=0
+"$P/bin/osh_info" --bogus >/dev/null 2>&1 || rc=$?
+[ $rc -eq 2 ] || fail "osh_info --bogus exited $rc, not 2 (usage error)"
 echo "ok: osh_info"
 echo "install test passed"

@@ -4,10 +4,14 @@
  *   osh_info              version, build, providers found, the env table with current values
  *   osh_info --env-markdown   the env table as docs/ENV.md's markdown table
  *   osh_info --version
+ *   osh_info --help
  */
+#include <limits.h>
+#include <pmix.h>
 #include <rdma/fabric.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <shmem.h>
 
@@ -15,6 +19,15 @@
 
 #ifndef OFISHMEM_VERSION_STRING
 #define OFISHMEM_VERSION_STRING "unknown"
+#endif
+#ifndef OFISHMEM_COMPILER
+#define OFISHMEM_COMPILER "unknown"
+#endif
+#ifndef OFISHMEM_PREFIX
+#define OFISHMEM_PREFIX "unknown"
+#endif
+#ifndef OFISHMEM_BINDIR
+#define OFISHMEM_BINDIR "bin"
 #endif
 #ifndef OFISHMEM_BUILD_TYPE
 #define OFISHMEM_BUILD_TYPE "unknown"
@@ -36,6 +49,27 @@ static int provider_available(const char *name)
     return rc == 0;
 }
 
+/* Where this osh_info is installed: PREFIX/BINDIR/osh_info, found from
+ * /proc/self/exe because a prefix may be moved as a whole; the configured
+ * prefix if that fails, and "build tree" when it runs from the build. */
+static const char *installed_prefix(char *buf, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    if (n <= 0)
+        return OFISHMEM_PREFIX;
+    buf[n] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (slash == NULL)
+        return OFISHMEM_PREFIX;
+    *slash = '\0';
+    size_t bl = strlen(OFISHMEM_BINDIR);
+    size_t l = strlen(buf);
+    if (l <= bl || strcmp(buf + l - bl, OFISHMEM_BINDIR) != 0 || buf[l - bl - 1] != '/')
+        return "none (run from the build tree)";
+    buf[l - bl - 1] = '\0';
+    return buf;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--env-markdown") == 0) {
@@ -47,23 +81,42 @@ int main(int argc, char **argv)
                SHMEM_MINOR_VERSION);
         return 0;
     }
+    if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        printf("usage: osh_info [--version | --env-markdown | --help]\n"
+               "Prints the version, build options, libfabric providers found and every\n"
+               "environment variable with its current value. See osh_info(1).\n");
+        return 0;
+    }
     if (argc > 1) {
-        fprintf(stderr, "usage: osh_info [--version | --env-markdown]\n");
+        fprintf(stderr, "osh_info: unknown argument '%s'\n"
+                        "usage: osh_info [--version | --env-markdown | --help]\n", argv[1]);
         return 2;
     }
     printf("ofishmem %s, OpenSHMEM %d.%d\n", OFISHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION,
            SHMEM_MINOR_VERSION);
     printf("  vendor string: %s\n", SHMEM_VENDOR_STRING);
-    printf("  build: %s, libfabric API %u.%u (runtime %u.%u), PMIx client\n",
-           OFISHMEM_BUILD_TYPE, FI_MAJOR_VERSION, FI_MINOR_VERSION, FI_MAJOR(fi_version()),
-           FI_MINOR(fi_version()));
+    char prefix[PATH_MAX];
+    printf("  build: %s, compiler %s, prefix %s\n", OFISHMEM_BUILD_TYPE, OFISHMEM_COMPILER,
+           installed_prefix(prefix, sizeof(prefix)));
+    printf("  libfabric: API %u.%u, runtime %u.%u\n", FI_MAJOR_VERSION, FI_MINOR_VERSION,
+           FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
+    printf("  PMIx: %s (launchers: oshrun, srun --mpi=pmix, Open MPI mpirun)\n",
+           PMIx_Get_version());
     static const char *const provs[] = {"shm", "tcp;ofi_rxm", "verbs;ofi_rxm", "sockets",
                                         "udp;ofi_rxd", "efa", "psm3", "cxi"};
+    int have_shm = 0, have_tcp = 0;
     printf("  providers with RDM + RMA:");
     for (size_t i = 0; i < sizeof(provs) / sizeof(provs[0]); i++)
-        if (provider_available(provs[i]))
+        if (provider_available(provs[i])) {
             printf(" %s", provs[i]);
-    printf("\n\n");
+            have_shm |= i == 0;
+            have_tcp |= i == 1;
+        }
+    printf("\n");
+    /* The choice ofi_init.c makes when SHMEM_OFI_PROVIDER and FI_PROVIDER are empty. */
+    printf("  default provider: one host %s%s, several hosts %s%s\n", "shm",
+           have_shm ? "" : " (NOT FOUND)", "tcp;ofi_rxm", have_tcp ? "" : " (NOT FOUND)");
+    printf("\n");
 
     shm_env_t env;
     char err[256];

@@ -280,8 +280,9 @@ static int reap(osr_loop_t *L, int n)
             continue;
         L->job->pes[r].alive = false;
         L->nalive--;
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-            sweep_fabric_files(pid);
+        // Also after a clean-looking exit: _exit(0) before shmem_finalize
+        // leaves the regions too (a PE that finalized has removed its own).
+        sweep_fabric_files(pid);
         L->batch[n++] = (osr_exit_t){.rank = r, .pid = pid, .wstatus = st};
     }
     return n;

@@ -43,13 +43,18 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: " OSR_NAME " -n N [--timeout S] [-x VAR[=VAL]]... [--] prog [args...]\n"
+            "       " OSR_NAME " --launcher=srun|mpirun -n N [options] [--] prog [args...]\n"
             "\n"
             "Start N processing elements (PEs) of prog on this host and serve their\n"
-            "PMIx bootstrap. The whole job ends when one PE fails.\n"
+            "PMIx bootstrap. The whole job ends when one PE fails. With --launcher,\n"
+            "hand the job to Slurm (srun --mpi=pmix) or Open MPI (mpirun) instead.\n"
             "\n"
             "  -n, -np N          number of PEs (1..%d)\n"
             "  --timeout S        end the job after S seconds (exit status 124)\n"
             "  -x VAR[=VAL]       export VAR to the PEs (with VAL, or oshrun's value)\n"
+            "  --launcher L       oshrun (default), srun or mpirun\n"
+            "  --launcher-arg A   with --launcher: pass A to srun/mpirun (repeatable)\n"
+            "  --showme           with --launcher: print the command, do not run it\n"
             "  -h, --help         show this help\n"
             "  -V, --version      show the version\n"
             "\n"
@@ -107,7 +112,8 @@ static int parse_args(int argc, char **argv, osr_opts_t *o)
     int i;
 
     o->exports = calloc((size_t)argc, sizeof(char *));
-    if (o->exports == NULL)
+    o->launcher_args = calloc((size_t)argc, sizeof(char *));
+    if (o->exports == NULL || o->launcher_args == NULL)
         return 1;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
@@ -155,6 +161,25 @@ static int parse_args(int argc, char **argv, osr_opts_t *o)
             o->timeout_s = t;
             continue;
         }
+        v = opt_value(argc, argv, &i, "--launcher", &missing);
+        if (v != NULL || missing) {
+            if (missing)
+                return usage_error("option '%s' needs oshrun, srun or mpirun", a);
+            if (osr_launcher_parse(v, &o->launcher) != 0)
+                return usage_error("unknown launcher '%s' (expected oshrun, srun or mpirun)", v);
+            continue;
+        }
+        v = opt_value(argc, argv, &i, "--launcher-arg", &missing);
+        if (v != NULL || missing) {
+            if (missing)
+                return usage_error("option '%s' needs an argument for the launcher", a);
+            o->launcher_args[o->nlauncher_args++] = (char *)v;
+            continue;
+        }
+        if (strcmp(a, "--showme") == 0) {
+            o->showme = true;
+            continue;
+        }
         if (strcmp(a, "-x") == 0) {
             if (i + 1 >= argc)
                 return usage_error("option '%s' needs VAR or VAR=VALUE", a);
@@ -171,6 +196,8 @@ static int parse_args(int argc, char **argv, osr_opts_t *o)
         return usage_error("%s", "missing -n N (number of PEs)");
     if (i >= argc)
         return usage_error("%s", "missing program to run");
+    if (o->launcher == OSR_LAUNCHER_BUILTIN && (o->nlauncher_args > 0 || o->showme))
+        return usage_error("%s", "--launcher-arg and --showme need --launcher=srun or mpirun");
     o->prog_argv = &argv[i];
     return -1;
 }
@@ -263,6 +290,10 @@ int main(int argc, char **argv)
     if (status >= 0)
         goto out_opts;
     opts.debug = getenv("OSHRUN_DEBUG") != NULL && strcmp(getenv("OSHRUN_DEBUG"), "0") != 0;
+    if (opts.launcher != OSR_LAUNCHER_BUILTIN) {
+        status = osr_passthru_exec(&opts);
+        goto out_opts;
+    }
     status = 1;
 
     // Block the signals we handle through a signalfd before PMIx starts any
@@ -334,5 +365,6 @@ out_job:
     pthread_mutex_destroy(&job.lock);
 out_opts:
     free(opts.exports);
+    free(opts.launcher_args);
     return status;
 }

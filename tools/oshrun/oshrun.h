@@ -21,6 +21,13 @@
 
 #define OSR_NAME "oshrun"
 
+// Who starts the PEs: oshrun itself, or another launcher it execs.
+typedef enum osr_launcher {
+    OSR_LAUNCHER_BUILTIN,
+    OSR_LAUNCHER_SRUN,   // srun --mpi=pmix (Slurm)
+    OSR_LAUNCHER_MPIRUN, // mpirun --oversubscribe (Open MPI)
+} osr_launcher_t;
+
 // Command-line options.
 typedef struct osr_opts {
     int npes;
@@ -29,6 +36,10 @@ typedef struct osr_opts {
     int nexports;
     char **prog_argv;    // program and its arguments (points into argv)
     bool debug;          // OSHRUN_DEBUG set: trace upcalls to stderr
+    osr_launcher_t launcher;
+    char **launcher_args; // --launcher-arg items, passed to srun/mpirun as they are
+    int nlauncher_args;
+    bool showme;         // with --launcher: print the command instead of running it
 } osr_opts_t;
 
 // What the PMIx thread tells the main thread about one PE.
@@ -74,6 +85,12 @@ int osr_server_init(osr_job_t *job);
 int osr_server_register_job(osr_job_t *job);
 int osr_server_register_pe(osr_job_t *job, int rank, char ***envp);
 void osr_server_fini(osr_job_t *job);
+
+// passthru.c: --launcher=srun|mpirun. Execs the launcher; returns only on
+// failure (or after --showme), with oshrun's exit status.
+const char *osr_launcher_name(osr_launcher_t l);
+int osr_launcher_parse(const char *s, osr_launcher_t *out_p);
+int osr_passthru_exec(const osr_opts_t *o);
 
 // job.c: processes and the event loop. Returns oshrun's exit status.
 int osr_job_run(osr_job_t *job, const osr_opts_t *opts, char **base_env);

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# One Slurm job on two hosts: two network namespaces joined by a veth pair
+# (10.213.0.1/.2, only inside them) stand for hosts "hosta" and "hostb",
+# each with its own slurmd (own hostname through unshare -u); slurmctld
+# runs in hosta, munged is shared through its socket file. srun --mpi=pmix
+# starts PEs on both; they bind tcp;ofi_rxm to osh0 (FI_TCP_IFACE). The
+# trap stops every daemon by PID and removes the namespaces.
+#   slurm_multihost_test.sh CASE
+source "$(dirname "$0")/common.sh"
+CASE=$1
+need srun slurm-client
+need slurmctld slurmctld
+need slurmd slurmd
+need munged munge
+need nsenter util-linux
+ls /usr/lib/*/slurm*/mpi_pmix.so >/dev/null 2>&1 ||
+    skip "Slurm's mpi_pmix plugin not found (Debian package slurm-wlm-basic-plugins)"
+[ "$(id -u)" -eq 0 ] || skip "network namespaces and a throw-away Slurm cluster need root"
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/launchers_slurm_mh.XXXXXX") || exit 1
+chmod 755 "$W"
+NSA=oshs-$$-a
+NSB=oshs-$$-b
+DAEMONS=()
+cleanup() {
+    reap_jobs
+    local p ns
+    for p in "${DAEMONS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    for p in "${DAEMONS[@]}"; do
+        for _ in $(seq 1 20); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$p" 2>/dev/null
+        wait "$p" 2>/dev/null
+    done
+    for ns in "$NSA" "$NSB"; do
+        for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+        ip netns del "$ns" 2>/dev/null
+    done
+    rm -rf "$W"
+}
+trap cleanup EXIT
+show_logs() {
+    local f
+    for f in "$W"/*.log; do
+        echo "---- $(basename "$f") (last lines)" >&2
+        tail -n 12 "$f" >&2
+    done
+}
+
+ip netns add "$NSA" || skip "cannot create network namespaces here (ip netns add failed)"
+ip netns add "$NSB" || fail "cannot create a second network namespace"
+ip link add "oshA$$" type veth peer name "oshB$$" || fail "cannot create a veth pair"
+ip link set "oshA$$" netns "$NSA" && ip link set "oshB$$" netns "$NSB" ||
+    fail "cannot move the veth ends into the namespaces"
+for h in a b; do
+    ns=$NSA dev=oshA$$ n=1
+    [ $h = b ] && ns=$NSB dev=oshB$$ n=2
+    if ! { ip -n "$ns" link set "$dev" name osh0 && ip -n "$ns" addr add "10.213.0.$n/24" dev osh0 &&
+           ip -n "$ns" link set osh0 up && ip -n "$ns" link set lo up; }; then
+        fail "cannot configure $ns"
+    fi
+done
+
+# In host X: nsenter keeps /sys (slurmd needs the real cgroup mounts), only
+# the network namespace changes; unshare -u gives the host its own name.
+on_host() {
+    local h=$1
+    shift
+    local ns=$NSA
+    [ "$h" = hostb ] && ns=$NSB
+    nsenter --net="/run/netns/$ns" unshare -u sh -c 'hostname "$0"; exec "$@"' "$h" "$@"
+}
+# The same as a command line, for run_job.
+ON_HOSTA=(nsenter --net="/run/netns/$NSA" unshare -u sh -c 'hostname "$0"; exec "$@"' hosta)
+
+mkdir -p "$W/state" "$W/spool/hosta" "$W/spool/hostb" "$W/tmp/hosta" "$W/tmp/hostb" "$W/munge"
+chmod 755 "$W/munge"
+head -c 1024 /dev/urandom >"$W/munge/munge.key"
+chmod 600 "$W/munge/munge.key"
+munged --force --foreground --key-file="$W/munge/munge.key" --socket="$W/munge/socket" \
+    --pid-file="$W/munge/munged.pid" --seed-file="$W/munge/seed" \
+    --log-file="$W/munged.log" 2>>"$W/munged.log" &
+DAEMONS+=($!)
+
+# TmpFS per node: the two slurmstepds share this machine's /tmp otherwise,
+# and Slurm's PMIx plugin names its directories by job, not by node.
+cat >"$W/slurm.conf" <<CONF
+ClusterName=ofishmem-mh
+SlurmctldHost=hosta(10.213.0.1)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$W/munge/socket
+CredType=cred/munge
+SlurmctldPort=16817
+SlurmdPort=16818
+StateSaveLocation=$W/state
+SlurmdSpoolDir=$W/spool/%n
+TmpFS=$W/tmp/%n
+SlurmctldPidFile=$W/slurmctld.pid
+SlurmdPidFile=$W/slurmd-%n.pid
+SlurmctldLogFile=$W/slurmctld.log
+SlurmdLogFile=$W/slurmd-%n.log
+MailProg=/bin/true
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+SwitchType=switch/none
+MpiDefault=none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+ReturnToService=2
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+SlurmdParameters=config_overrides
+KillWait=2
+NodeName=hosta NodeAddr=10.213.0.1 CPUs=4 State=UNKNOWN
+NodeName=hostb NodeAddr=10.213.0.2 CPUs=4 State=UNKNOWN
+PartitionName=test Nodes=ALL Default=YES MaxTime=10 State=UP
+CONF
+export SLURM_CONF=$W/slurm.conf
+for _ in $(seq 1 20); do [ -S "$W/munge/socket" ] && break; sleep 0.1; done
+[ -S "$W/munge/socket" ] || { show_logs; fail "munged did not start"; }
+on_host hosta slurmctld -D -i -f "$SLURM_CONF" >>"$W/slurmctld.log" 2>&1 &
+DAEMONS+=($!)
+on_host hosta slurmd -D -N hosta -f "$SLURM_CONF" >>"$W/slurmd-hosta.log" 2>&1 &
+DAEMONS+=($!)
+on_host hostb slurmd -D -N hostb -f "$SLURM_CONF" >>"$W/slurmd-hostb.log" 2>&1 &
+DAEMONS+=($!)
+state=""
+for _ in $(seq 1 100); do
+    state=$(on_host hosta sinfo -h -o %T 2>/dev/null | sort -u | tr '\n' ' ')
+    [ "$state" = "idle " ] && break
+    sleep 0.2
+done
+[ "$state" = "idle " ] || { show_logs; fail "the two-host test cluster did not come up ('$state')"; }
+echo "test cluster up: slurmctld + slurmd on hosta, slurmd on hostb (pids ${DAEMONS[*]})"
+
+export FI_TCP_IFACE=osh0
+unset FI_PROVIDER SHMEM_OFI_PROVIDER
+SRUN=(srun --mpi=pmix --time=2 -N 2 --ntasks-per-node=2 --distribution=cyclic)
+
+case $CASE in
+probe)
+    run_job "$W/out" "${ON_HOSTA[@]}" env SHMEM_VERSION=1 SHMEM_LOG_LEVEL=rt=debug \
+        "${SRUN[@]}" -n 4 "$PROBE" 4 2
+    expect_ok "probe on 4 PEs over 2 Slurm nodes" "$W/out"
+    expect_line "probe" "$W/out" "launcher_probe: passed .*4 PEs"
+    expect_line "default provider across hosts" "$W/out" "4 PEs, provider tcp;ofi_rxm"
+    expect_line "host split" "$W/out" "^host 0: PEs 0 2$"
+    expect_line "host split" "$W/out" "^host 1: PEs 1 3$"
+    for pe in 0 2; do
+        expect_line "PE $pe placement" "$W/out" \
+            "\[PE $pe hosta:.*PE $pe of 4 on host hosta \(node 0 of 2\), same-host PEs 0,2"
+    done
+    for pe in 1 3; do
+        expect_line "PE $pe placement" "$W/out" \
+            "\[PE $pe hostb:.*PE $pe of 4 on host hostb \(node 1 of 2\), same-host PEs 1,3"
+    done
+    ok "srun -N 2 -n 4: SHMEM_TEAM_SHARED per host, tcp;ofi_rxm, direct path only within a host"
+    run_job "$W/out" "${ON_HOSTA[@]}" "${SRUN[@]}" -n 4 "$RING"
+    expect_ok "hello_ring on 2 Slurm nodes" "$W/out"
+    expect_line "hello_ring" "$W/out" "^ring OK: 4 of 4 PEs received the right data"
+    ok "examples/hello_ring with 4 PEs on 2 Slurm nodes"
+    ;;
+*) fail "unknown case '$CASE'" ;;
+esac

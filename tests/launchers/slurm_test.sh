@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# PE programs under Slurm: srun --mpi=pmix (Slurm's PMIx plugin is the PMIx
+# server). The test starts its own throw-away cluster: munged, slurmctld and
+# one slurmd, as root, with config, state, sockets and logs in a temp dir,
+# inside a network namespace of its own (loopback plus a veth pair that
+# exists only there: Slurm refuses to bind when no non-loopback address is
+# configured). Everything it started is stopped by PID on exit.
+#   slurm_test.sh CASE
+source "$(dirname "$0")/common.sh"
+CASE=$1
+need srun slurm-client
+need slurmctld slurmctld
+need slurmd slurmd
+need munged munge
+[ -e /usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix.so ] || ls /usr/lib/*/slurm*/mpi_pmix.so \
+    >/dev/null 2>&1 || skip "Slurm's mpi_pmix plugin not found (Debian package slurm-wlm-basic-plugins)"
+[ "$(id -u)" -eq 0 ] || skip "a throw-away Slurm cluster needs root (SlurmUser=root)"
+in_loopback_netns "$@"
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/launchers_slurm.XXXXXX") || exit 1
+chmod 755 "$W"
+DAEMONS=()
+stop_cluster() {
+    reap_jobs
+    local pid
+    for pid in "${DAEMONS[@]}"; do
+        kill -TERM "$pid" 2>/dev/null
+    done
+    for pid in "${DAEMONS[@]}"; do
+        for _ in $(seq 1 20); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    rm -rf "$W"
+}
+trap stop_cluster EXIT
+
+show_logs() {
+    local f
+    for f in "$W"/*.log; do
+        echo "---- $(basename "$f") (last lines)" >&2
+        tail -n 15 "$f" >&2
+    done
+}
+
+# Slurm binds with AI_ADDRCONFIG, which fails with only loopback configured:
+# give the namespace a veth pair whose address exists only in here.
+ip link add osh0 type veth peer name osh1 || fail "cannot create a veth pair in the test namespace"
+ip addr add 10.213.254.1/24 dev osh0 && ip link set osh0 up && ip link set osh1 up ||
+    fail "cannot configure the test's veth pair"
+
+mkdir -p "$W/state" "$W/spool/node0" "$W/munge"
+chmod 755 "$W/munge"
+head -c 1024 /dev/urandom >"$W/munge/munge.key"
+chmod 600 "$W/munge/munge.key"
+munged --force --foreground --key-file="$W/munge/munge.key" --socket="$W/munge/socket" \
+    --pid-file="$W/munge/munged.pid" --seed-file="$W/munge/seed" \
+    --log-file="$W/munged.log" 2>>"$W/munged.log" &
+DAEMONS+=($!)
+
+cat >"$W/slurm.conf" <<CONF
+ClusterName=ofishmem-test
+SlurmctldHost=$(hostname -s)(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$W/munge/socket
+CredType=cred/munge
+SlurmctldPort=16817
+SlurmdPort=16818
+StateSaveLocation=$W/state
+SlurmdSpoolDir=$W/spool/%n
+SlurmctldPidFile=$W/slurmctld.pid
+SlurmdPidFile=$W/slurmd.pid
+SlurmctldLogFile=$W/slurmctld.log
+SlurmdLogFile=$W/slurmd.log
+MailProg=/bin/true
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+SwitchType=switch/none
+MpiDefault=none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+ReturnToService=2
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+SlurmdParameters=config_overrides
+KillWait=2
+NodeName=node0 NodeAddr=127.0.0.1 CPUs=8 State=UNKNOWN
+PartitionName=test Nodes=ALL Default=YES MaxTime=10 State=UP
+CONF
+export SLURM_CONF=$W/slurm.conf
+for _ in $(seq 1 20); do [ -S "$W/munge/socket" ] && break; sleep 0.1; done
+[ -S "$W/munge/socket" ] || { show_logs; fail "munged did not start"; }
+slurmctld -D -i -f "$SLURM_CONF" >>"$W/slurmctld.log" 2>&1 &
+DAEMONS+=($!)
+slurmd -D -N node0 -f "$SLURM_CONF" >>"$W/slurmd.log" 2>&1 &
+DAEMONS+=($!)
+state=""
+for _ in $(seq 1 100); do
+    state=$(sinfo -h -o %T 2>/dev/null)
+    [ "$state" = idle ] && break
+    sleep 0.2
+done
+[ "$state" = idle ] || { show_logs; fail "the test cluster did not come up (node state '$state')"; }
+echo "test cluster up: slurmctld, slurmd node0, munged (pids ${DAEMONS[*]})"
+
+SRUN=(srun --mpi=pmix --time=2 --kill-on-bad-exit=0)
+export FI_TCP_IFACE=lo FI_SOCKETS_IFACE=lo
+
+case $CASE in
+probe)
+    for np in 2 4; do
+        run_job "$W/out" env SHMEM_VERSION=1 "${SRUN[@]}" -n "$np" "$PROBE" "$np" 1
+        expect_ok "probe under srun -n $np" "$W/out"
+        expect_line "probe" "$W/out" "launcher_probe: passed .*$np PEs"
+        expect_line "default provider on one host" "$W/out" "$np PEs, provider shm"
+        ok "srun --mpi=pmix -n $np: rank/size, SHMEM_TEAM_SHARED, direct path, RMA/AMO"
+    done
+    run_job "$W/out" "${SRUN[@]}" -n 4 "$RING"
+    expect_ok "hello_ring" "$W/out"
+    expect_line "hello_ring" "$W/out" "^ring OK: 4 of 4 PEs received the right data"
+    ok "examples/hello_ring under srun -n 4"
+    ;;
+pe_tests)
+    for t in "$PE_RMA_SIZES" "$PE_BARRIER" "$PE_SETUP_QUERY 2"; do
+        # shellcheck disable=SC2086  # $t is a program and its argument
+        run_job "$W/out" env SHMEM_OFI_PROVIDER='tcp;ofi_rxm' SHMEM_DIRECT=0 \
+            "${SRUN[@]}" -n 2 $t
+        expect_ok "$(basename "${t%% *}") -n 2 on tcp" "$W/out"
+        expect_line "$(basename "${t%% *}")" "$W/out" "passed .*2 PEs"
+        ok "$(basename "${t%% *}") under srun -n 2 on tcp;ofi_rxm"
+    done
+    ;;
+oshrun_launcher)
+    cmd=$("$OSHRUN" --launcher=srun -n 3 --timeout 90 -x SHMEM_INFO=1 --showme prog a 2>&1) ||
+        fail "--showme: $cmd"
+    want="srun --mpi=pmix --ntasks=3 --time=1:30 prog a"
+    [ "$cmd" = "$want" ] || fail "--showme printed '$cmd', expected '$want'"
+    ok "oshrun --launcher=srun --showme: $cmd"
+    run_job "$W/out" "$OSHRUN" --launcher=srun -n 2 --timeout 60 -x SHMEM_VERSION=1 "$PROBE" 2 1
+    expect_ok "oshrun --launcher=srun" "$W/out"
+    expect_line "probe" "$W/out" "launcher_probe: passed .*2 PEs"
+    expect_line "-x SHMEM_VERSION=1 reached the PEs" "$W/out" "2 PEs, provider shm"
+    ok "oshrun --launcher=srun -n 2 ran the probe"
+    ;;
+pe_killed)
+    # --kill-on-bad-exit=0: Slurm itself leaves the other tasks running, so
+    # only the library (PMIx event) or its own checks can end the job.
+    start=$(date +%s)
+    run_job "$W/out" "${SRUN[@]}" -n 3 "$PE_DIES"
+    took=$(($(date +%s) - start))
+    [ "$RC" -ne 0 ] || { cat "$W/out" >&2; fail "the job with a dead PE exited 0"; }
+    if grep -q "returned although PE 1 is dead" "$W/out"; then
+        cat "$W/out" >&2
+        fail "a barrier returned with PE 1 dead"
+    fi
+    [ "$took" -lt 40 ] || { cat "$W/out" >&2; fail "the job took ${took}s to end after PE 1 died"; }
+    grep -q "watchdog" "$W/out" && { cat "$W/out" >&2; fail "the PEs hung until their watchdog"; }
+    ok "a killed PE ended the srun job in ${took}s, status $RC"
+    cat "$W/out"
+    ;;
+*) fail "unknown case '$CASE'" ;;
+esac

@@ -8,6 +8,7 @@
 
 #include "api/api.h"
 #include "coll/coll.h"
+#include "core/check.h"
 
 #define TEAM(t) ((shm_team_t *)(t))
 
@@ -15,6 +16,7 @@
 static inline shm_team_t *coll_team(const char *fn, shmem_team_t team)
 {
     shm_check_running(fn);
+    shm_check_team_live(fn, TEAM(team));
     return TEAM(team);
 }
 
@@ -47,6 +49,7 @@ static int bcast(const char *fn, shmem_team_t team, void *dest, const void *src,
     shm_team_t *t = coll_team(fn, team);
     if (t == NULL)
         return -1;
+    shm_check_coll_args(fn, t, bytes, root);
     shm_coll_bcast(fn, t, dest, src, bytes, root, 1);
     return 0;
 }
@@ -57,6 +60,8 @@ static int collect(const char *fn, shmem_team_t team, void *dest, const void *sr
     shm_team_t *t = coll_team(fn, team);
     if (t == NULL)
         return -1;
+    if (fixed)
+        shm_check_coll_args(fn, t, bytes, -1);
     if (fixed)
         shm_coll_fcollect(fn, t, dest, src, bytes);
     else
@@ -69,6 +74,7 @@ static int alltoall(const char *fn, shmem_team_t team, void *dest, const void *s
     shm_team_t *t = coll_team(fn, team);
     if (t == NULL)
         return -1;
+    shm_check_coll_args(fn, t, bytes, -1);
     shm_coll_alltoall(fn, t, dest, src, bytes);
     return 0;
 }
@@ -79,6 +85,7 @@ static int alltoalls(const char *fn, shmem_team_t team, void *dest, const void *
     shm_team_t *t = coll_team(fn, team);
     if (t == NULL)
         return -1;
+    shm_check_coll_args(fn, t, shm_check_nbytes(fn, nelems, esize), -1);
     shm_coll_alltoalls(fn, t, dest, src, dst, sst, nelems, esize);
     return 0;
 }
@@ -86,16 +93,16 @@ static int alltoalls(const char *fn, shmem_team_t team, void *dest, const void *
 #define SHM_COLL_RMA(T, N)                                                     \
     SHM_DEFINE(int, shmem_##N##_broadcast,                                     \
                (shmem_team_t team, T * dest, const T *source, size_t nelems, int PE_root), \
-               { return bcast(__func__, team, dest, source, nelems * sizeof(T), PE_root); }) \
+               { return bcast(__func__, team, dest, source, shm_check_nbytes(__func__, nelems, sizeof(T)), PE_root); }) \
     SHM_DEFINE(int, shmem_##N##_collect,                                       \
                (shmem_team_t team, T * dest, const T *source, size_t nelems),  \
-               { return collect(__func__, team, dest, source, nelems * sizeof(T), 0); }) \
+               { return collect(__func__, team, dest, source, shm_check_nbytes(__func__, nelems, sizeof(T)), 0); }) \
     SHM_DEFINE(int, shmem_##N##_fcollect,                                      \
                (shmem_team_t team, T * dest, const T *source, size_t nelems),  \
-               { return collect(__func__, team, dest, source, nelems * sizeof(T), 1); }) \
+               { return collect(__func__, team, dest, source, shm_check_nbytes(__func__, nelems, sizeof(T)), 1); }) \
     SHM_DEFINE(int, shmem_##N##_alltoall,                                      \
                (shmem_team_t team, T * dest, const T *source, size_t nelems),  \
-               { return alltoall(__func__, team, dest, source, nelems * sizeof(T)); }) \
+               { return alltoall(__func__, team, dest, source, shm_check_nbytes(__func__, nelems, sizeof(T))); }) \
     SHM_DEFINE(int, shmem_##N##_alltoalls,                                     \
                (shmem_team_t team, T * dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, \
                 size_t nelems),                                                \
@@ -126,7 +133,7 @@ SHM_DEFINE(int, shmem_alltoallsmem,
                {                                                               \
                    (void)pSync;                                                \
                    ACTIVE_SET(t, PE_start, logPE_stride, PE_size);             \
-                   shm_coll_bcast(__func__, &t, dest, source, nelems * (BITS / 8), PE_root, 0); \
+                   shm_coll_bcast(__func__, &t, dest, source, shm_check_nbytes(__func__, nelems, BITS / 8), PE_root, 0); \
                })                                                              \
     SHM_DEFINE(void, shmem_collect##BITS,                                      \
                (void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, \
@@ -134,7 +141,7 @@ SHM_DEFINE(int, shmem_alltoallsmem,
                {                                                               \
                    (void)pSync;                                                \
                    ACTIVE_SET(t, PE_start, logPE_stride, PE_size);             \
-                   shm_coll_collect(__func__, &t, dest, source, nelems * (BITS / 8)); \
+                   shm_coll_collect(__func__, &t, dest, source, shm_check_nbytes(__func__, nelems, BITS / 8)); \
                })                                                              \
     SHM_DEFINE(void, shmem_fcollect##BITS,                                     \
                (void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, \
@@ -142,7 +149,7 @@ SHM_DEFINE(int, shmem_alltoallsmem,
                {                                                               \
                    (void)pSync;                                                \
                    ACTIVE_SET(t, PE_start, logPE_stride, PE_size);             \
-                   shm_coll_fcollect(__func__, &t, dest, source, nelems * (BITS / 8)); \
+                   shm_coll_fcollect(__func__, &t, dest, source, shm_check_nbytes(__func__, nelems, BITS / 8)); \
                })                                                              \
     SHM_DEFINE(void, shmem_alltoall##BITS,                                     \
                (void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, \
@@ -150,7 +157,7 @@ SHM_DEFINE(int, shmem_alltoallsmem,
                {                                                               \
                    (void)pSync;                                                \
                    ACTIVE_SET(t, PE_start, logPE_stride, PE_size);             \
-                   shm_coll_alltoall(__func__, &t, dest, source, nelems * (BITS / 8)); \
+                   shm_coll_alltoall(__func__, &t, dest, source, shm_check_nbytes(__func__, nelems, BITS / 8)); \
                })                                                              \
     SHM_DEFINE(void, shmem_alltoalls##BITS,                                    \
                (void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
@@ -192,6 +199,8 @@ SHM_TOALL_BITWISE_TYPES(SHM_OPS_BITWISE)
                    shm_team_t *t = coll_team(__func__, team);                  \
                    if (t == NULL)                                              \
                        return -1;                                              \
+                   shm_check_coll_args(__func__, t, shm_check_nbytes(__func__, nreduce, sizeof(T)), \
+                                       -1);                                    \
                    shm_coll_reduce(__func__, t, dest, source, nreduce, sizeof(T), op_##N##_##OP); \
                    return 0;                                                   \
                })
@@ -201,6 +210,8 @@ SHM_TOALL_BITWISE_TYPES(SHM_OPS_BITWISE)
                    shm_team_t *t = coll_team(__func__, team);                  \
                    if (t == NULL)                                              \
                        return -1;                                              \
+                   shm_check_coll_args(__func__, t, shm_check_nbytes(__func__, nelems, sizeof(T)), \
+                                       -1);                                    \
                    shm_coll_scan(__func__, t, dest, source, nelems, sizeof(T), op_##N##_sum, INCL); \
                    return 0;                                                   \
                })

@@ -8,23 +8,23 @@
 /* Contiguous put/get family for one element size expression ES. */
 #define SHM_RMA_FAMILY(PFX, T, ES)                                             \
     SHM_DEFINE(void, shmem_ctx_##PFX##put, (shmem_ctx_t ctx, T *dest, const T *src, size_t n, int pe), \
-               { shm_rma_put(__func__, CTX(ctx), dest, src, n * (ES), pe, 0); })               \
+               { shm_rma_put(__func__, CTX(ctx), dest, src, shm_check_nbytes(__func__, n, ES), pe, 0); })               \
     SHM_DEFINE(void, shmem_##PFX##put, (T *dest, const T *src, size_t n, int pe),              \
-               { shm_rma_put(__func__, DFLT, dest, src, n * (ES), pe, 0); })                   \
+               { shm_rma_put(__func__, DFLT, dest, src, shm_check_nbytes(__func__, n, ES), pe, 0); })                   \
     SHM_DEFINE(void, shmem_ctx_##PFX##get, (shmem_ctx_t ctx, T *dest, const T *src, size_t n, int pe), \
-               { shm_rma_get(__func__, CTX(ctx), dest, src, n * (ES), pe, 0); })               \
+               { shm_rma_get(__func__, CTX(ctx), dest, src, shm_check_nbytes(__func__, n, ES), pe, 0); })               \
     SHM_DEFINE(void, shmem_##PFX##get, (T *dest, const T *src, size_t n, int pe),              \
-               { shm_rma_get(__func__, DFLT, dest, src, n * (ES), pe, 0); })                   \
+               { shm_rma_get(__func__, DFLT, dest, src, shm_check_nbytes(__func__, n, ES), pe, 0); })                   \
     SHM_DEFINE(void, shmem_ctx_##PFX##put_nbi,                                                  \
                (shmem_ctx_t ctx, T *dest, const T *src, size_t n, int pe),                      \
-               { shm_rma_put(__func__, CTX(ctx), dest, src, n * (ES), pe, 1); })               \
+               { shm_rma_put(__func__, CTX(ctx), dest, src, shm_check_nbytes(__func__, n, ES), pe, 1); })               \
     SHM_DEFINE(void, shmem_##PFX##put_nbi, (T *dest, const T *src, size_t n, int pe),          \
-               { shm_rma_put(__func__, DFLT, dest, src, n * (ES), pe, 1); })                   \
+               { shm_rma_put(__func__, DFLT, dest, src, shm_check_nbytes(__func__, n, ES), pe, 1); })                   \
     SHM_DEFINE(void, shmem_ctx_##PFX##get_nbi,                                                  \
                (shmem_ctx_t ctx, T *dest, const T *src, size_t n, int pe),                      \
-               { shm_rma_get(__func__, CTX(ctx), dest, src, n * (ES), pe, 1); })               \
+               { shm_rma_get(__func__, CTX(ctx), dest, src, shm_check_nbytes(__func__, n, ES), pe, 1); })               \
     SHM_DEFINE(void, shmem_##PFX##get_nbi, (T *dest, const T *src, size_t n, int pe),          \
-               { shm_rma_get(__func__, DFLT, dest, src, n * (ES), pe, 1); })
+               { shm_rma_get(__func__, DFLT, dest, src, shm_check_nbytes(__func__, n, ES), pe, 1); })
 
 /* Strided family: iput/iget are ibput/ibget with blocks of one element. */
 #define SHM_STRIDED_FAMILY(PFX, T, ES)                                         \
@@ -85,10 +85,10 @@ SHM_RMA_TYPES(SHM_RMA_TYPED)
 #define SHM_SIZED_ONE(VERB, BITS, BYTES, NBI, KIND)                            \
     SHM_DEFINE(void, shmem_ctx_##VERB##BITS##NBI,                              \
                (shmem_ctx_t ctx, void *dest, const void *src, size_t n, int pe),       \
-               { shm_rma_##KIND(__func__, CTX(ctx), dest, src, n * (BYTES), pe,        \
+               { shm_rma_##KIND(__func__, CTX(ctx), dest, src, shm_check_nbytes(__func__, n, BYTES), pe,        \
                                 sizeof(#NBI) > 1); })                          \
     SHM_DEFINE(void, shmem_##VERB##BITS##NBI, (void *dest, const void *src, size_t n, int pe), \
-               { shm_rma_##KIND(__func__, DFLT, dest, src, n * (BYTES), pe, sizeof(#NBI) > 1); })
+               { shm_rma_##KIND(__func__, DFLT, dest, src, shm_check_nbytes(__func__, n, BYTES), pe, sizeof(#NBI) > 1); })
 #define SHM_SIZED_STRIDED(VERB, BITS, BYTES, KIND)                             \
     SHM_DEFINE(void, shmem_ctx_i##VERB##BITS,                                  \
                (shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, \

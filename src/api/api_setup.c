@@ -162,9 +162,20 @@ SHM_DEFINE(void, shmem_free, (void *ptr), {
 
 #define CTXP(c) ((struct shm_ctx *)(c))
 
-SHM_DEFINE(void, shmem_ctx_fence, (shmem_ctx_t ctx), { cdt_fence(&CTXP(ctx)->cdt); })
+/* SHMEM_CTX_INVALID: no operation is performed (as the spec says for fence and quiet). */
+SHM_DEFINE(void, shmem_ctx_fence, (shmem_ctx_t ctx), {
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
+    shm_check_ctx_live(__func__, CTXP(ctx));
+    cdt_fence(&CTXP(ctx)->cdt);
+})
 SHM_DEFINE(void, shmem_fence, (void), { cdt_fence(&shm_ctx_default_g.cdt); })
-SHM_DEFINE(void, shmem_ctx_quiet, (shmem_ctx_t ctx), { cdt_quiet(&CTXP(ctx)->cdt); })
+SHM_DEFINE(void, shmem_ctx_quiet, (shmem_ctx_t ctx), {
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
+    shm_check_ctx_live(__func__, CTXP(ctx));
+    cdt_quiet(&CTXP(ctx)->cdt);
+})
 SHM_DEFINE(void, shmem_quiet, (void), { cdt_quiet(&shm_ctx_default_g.cdt); })
 
 static void pe_quiet(const char *fn, struct shm_ctx *ctx, const int *pes, size_t n)

@@ -14,22 +14,22 @@
     SHM_DEFINE(void, shmem_ctx_##PFX##_signal,                                 \
                (shmem_ctx_t ctx, T *dest, const T *src, size_t n, uint64_t *sig_addr, \
                 uint64_t signal, int sig_op, int pe),                          \
-               { shm_put_signal(__func__, CTX(ctx), dest, src, n * (ES), sig_addr, signal, \
+               { shm_put_signal(__func__, CTX(ctx), dest, src, shm_check_nbytes(__func__, n, ES), sig_addr, signal, \
                                 sig_op, pe, 0); })                             \
     SHM_DEFINE(void, shmem_##PFX##_signal,                                     \
                (T *dest, const T *src, size_t n, uint64_t *sig_addr, uint64_t signal, \
                 int sig_op, int pe),                                           \
-               { shm_put_signal(__func__, DFLT, dest, src, n * (ES), sig_addr, signal, sig_op, \
+               { shm_put_signal(__func__, DFLT, dest, src, shm_check_nbytes(__func__, n, ES), sig_addr, signal, sig_op, \
                                 pe, 0); })                                     \
     SHM_DEFINE(void, shmem_ctx_##PFX##_signal_nbi,                             \
                (shmem_ctx_t ctx, T *dest, const T *src, size_t n, uint64_t *sig_addr, \
                 uint64_t signal, int sig_op, int pe),                          \
-               { shm_put_signal(__func__, CTX(ctx), dest, src, n * (ES), sig_addr, signal, \
+               { shm_put_signal(__func__, CTX(ctx), dest, src, shm_check_nbytes(__func__, n, ES), sig_addr, signal, \
                                 sig_op, pe, 1); })                             \
     SHM_DEFINE(void, shmem_##PFX##_signal_nbi,                                 \
                (T *dest, const T *src, size_t n, uint64_t *sig_addr, uint64_t signal, \
                 int sig_op, int pe),                                           \
-               { shm_put_signal(__func__, DFLT, dest, src, n * (ES), sig_addr, signal, sig_op, \
+               { shm_put_signal(__func__, DFLT, dest, src, shm_check_nbytes(__func__, n, ES), sig_addr, signal, sig_op, \
                                 pe, 1); })
 
 #define SHM_PUT_SIGNAL_TYPED(T, N) SHM_PUT_SIGNAL_FAMILY(N##_put, T, sizeof(T))

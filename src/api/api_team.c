@@ -2,6 +2,7 @@
 /* Teams and contexts. */
 #include "api/api.h"
 #include "coll/coll.h"
+#include "core/check.h"
 #include "core/team.h"
 
 #define TEAM(t) ((shm_team_t *)(t))
@@ -9,17 +10,20 @@
 
 SHM_DEFINE(int, shmem_team_my_pe, (shmem_team_t team), {
     shm_check_running(__func__);
+    shm_check_team_live(__func__, TEAM(team));
     return team ? TEAM(team)->me : -1;
 })
 
 SHM_DEFINE(int, shmem_team_n_pes, (shmem_team_t team), {
     shm_check_running(__func__);
+    shm_check_team_live(__func__, TEAM(team));
     return team ? TEAM(team)->n : -1;
 })
 
 SHM_DEFINE(int, shmem_team_get_config,
            (shmem_team_t team, long config_mask, shmem_team_config_t *config), {
                shm_check_running(__func__);
+               shm_check_team_live(__func__, TEAM(team));
                if (team == SHMEM_TEAM_INVALID || config == NULL)
                    return -1;
                if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
@@ -30,6 +34,8 @@ SHM_DEFINE(int, shmem_team_get_config,
 SHM_DEFINE(int, shmem_team_translate_pe, (shmem_team_t src_team, int src_pe, shmem_team_t dest_team),
            {
                shm_check_running(__func__);
+               shm_check_team_live(__func__, TEAM(src_team));
+               shm_check_team_live(__func__, TEAM(dest_team));
                if (src_team == SHMEM_TEAM_INVALID || dest_team == SHMEM_TEAM_INVALID)
                    return -1;
                if (src_pe < 0 || src_pe >= TEAM(src_team)->n)
@@ -42,6 +48,7 @@ SHM_DEFINE(int, shmem_team_split_strided,
             const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team),
            {
                shm_check_running(__func__);
+               shm_check_team_live(__func__, TEAM(parent_team));
                shm_team_t *t = NULL;
                int rc = shm_team_split_strided(TEAM(parent_team), start, stride, size, config,
                                                config_mask, &t);
@@ -58,6 +65,7 @@ SHM_DEFINE(int, shmem_team_split_2d,
             long yaxis_mask, shmem_team_t *yaxis_team),
            {
                shm_check_running(__func__);
+               shm_check_team_live(__func__, TEAM(parent_team));
                shm_team_t *x = NULL, *y = NULL;
                int rc = shm_team_split_2d(TEAM(parent_team), xrange, xaxis_config, xaxis_mask,
                                           &x, yaxis_config, yaxis_mask, &y);
@@ -68,6 +76,7 @@ SHM_DEFINE(int, shmem_team_split_2d,
 
 SHM_DEFINE(void, shmem_team_destroy, (shmem_team_t team), {
     shm_check_running(__func__);
+    shm_check_team_live(__func__, TEAM(team));
     if (team == SHMEM_TEAM_INVALID)
         return;
     if (TEAM(team)->predefined) {
@@ -80,6 +89,7 @@ SHM_DEFINE(void, shmem_team_destroy, (shmem_team_t team), {
 
 SHM_DEFINE(int, shmem_team_sync, (shmem_team_t team), {
     shm_check_running(__func__);
+    shm_check_team_live(__func__, TEAM(team));
     if (team == SHMEM_TEAM_INVALID)
         return -1;
     shm_coll_sync(TEAM(team));
@@ -90,6 +100,7 @@ void *pshmem_ptr(const void *dest, int pe); /* api_setup.c */
 
 SHM_DEFINE(void *, shmem_team_ptr, (shmem_team_t team, const void *dest, int pe), {
     shm_check_running(__func__);
+    shm_check_team_live(__func__, TEAM(team));
     if (team == SHMEM_TEAM_INVALID || pe < 0 || pe >= TEAM(team)->n)
         return NULL;
     return pshmem_ptr(dest, shm_team_pe(TEAM(team), pe));
@@ -100,8 +111,10 @@ SHM_DEFINE(void *, shmem_team_ptr, (shmem_team_t team, const void *dest, int pe)
 SHM_DEFINE(int, shmem_ctx_create, (long options, shmem_ctx_t *ctx), {
     shm_check_running(__func__);
     struct shm_ctx *c;
-    if (shm_ctx_create(NULL, options, &c) != 0)
+    if (shm_ctx_create(NULL, options, &c) != 0) {
+        *ctx = SHMEM_CTX_INVALID;
         return -1;
+    }
     *ctx = (shmem_ctx_t)c;
     return 0;
 })
@@ -116,6 +129,7 @@ static void and_int(void *acc, const void *in, size_t n)
 
 SHM_DEFINE(int, shmem_team_create_ctx, (shmem_team_t team, long options, shmem_ctx_t *ctx), {
     shm_check_running(__func__);
+    shm_check_team_live(__func__, TEAM(team));
     if (team == SHMEM_TEAM_INVALID) {
         *ctx = SHMEM_CTX_INVALID;
         return -1;
@@ -140,6 +154,7 @@ SHM_DEFINE(void, shmem_ctx_destroy, (shmem_ctx_t ctx), {
     shm_check_running(__func__);
     if (ctx == SHMEM_CTX_INVALID)
         return;
+    shm_check_ctx_live(__func__, CTX(ctx));
     if (CTX(ctx)->is_default)
         shm_fatal("shmem_ctx_destroy: SHMEM_CTX_DEFAULT cannot be destroyed");
     shm_ctx_destroy(CTX(ctx));
@@ -152,6 +167,7 @@ SHM_DEFINE(int, shmem_ctx_get_team, (shmem_ctx_t ctx, shmem_team_t *team), {
             *team = SHMEM_TEAM_INVALID;
         return -1;
     }
+    shm_check_ctx_live(__func__, CTX(ctx));
     shm_team_t *t = CTX(ctx)->team;
     *team = t ? (shmem_team_t)t : SHMEM_TEAM_WORLD;
     return 0;

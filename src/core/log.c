@@ -105,6 +105,10 @@ static void write_prefixed(const char *tag, const char *file, int line, const ch
     if (n < 0 || (size_t)n >= sizeof(msg))
         n = 0;
     vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+    /* Messages start with __func__ of the API function, pshmem_<name>: the
+     * user called shmem_<name>. */
+    if (strncmp(msg + n, "pshmem_", 7) == 0)
+        memmove(msg + n, msg + n + 1, strlen(msg + n + 1) + 1);
     size_t len = strlen(msg);
     if (len + 1 < sizeof(msg)) {
         msg[len++] = '\n';

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "core/check.h"
 #include "core/state.h"
 
 static inline void shm_rma_check(const char *fn, struct shm_ctx *ctx, int pe)
@@ -16,6 +17,7 @@ static inline void shm_rma_check(const char *fn, struct shm_ctx *ctx, int pe)
         shm_check_running(fn);
         if (ctx == NULL)
             shm_bad_addr(fn, NULL, 0, "context (SHMEM_CTX_INVALID)");
+        shm_check_ctx_live(fn, ctx);
     }
     shm_check_pe(fn, pe);
 }

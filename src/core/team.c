@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "core/check.h"
 #include "core/team.h"
 #include "runtime/rt.h"
 
@@ -25,6 +26,7 @@ static struct {
     int nslots;
     int nmask;             /* 64-bit words of the free-slot bitmask */
     uint64_t *used;        /* bit s: slot s holds a team of this PE */
+    shm_team_t **live;     /* live[s]: this PE's team in slot s (SHMEM_DEBUG checks) */
     pthread_mutex_t lock;
     /* Active sets: one job-wide slot of flags and sizes, counts by world PE. */
     volatile uint64_t *as_flags;
@@ -154,9 +156,10 @@ void shm_team_init(void)
     pool.as_sizes = (uint64_t *)((char *)pool.as_flags + pool.words_bytes);
     pool.as_sizes_off = pool.as_flags_off + pool.words_bytes;
     pool.used = calloc((size_t)pool.nmask, sizeof(uint64_t));
+    pool.live = calloc((size_t)pool.nslots, sizeof(*pool.live));
     pool.as_sent = calloc((size_t)npes, sizeof(uint64_t));
     pool.as_seen = calloc((size_t)npes, sizeof(uint64_t));
-    if (!pool.used || !pool.as_sent || !pool.as_seen)
+    if (!pool.used || !pool.live || !pool.as_sent || !pool.as_seen)
         shm_fatal("out of memory for the team tables");
 
     predefined_init(&shm_team_world_g, 0, npes, me, 0, 1, NULL);
@@ -189,6 +192,8 @@ void shm_team_fini(void)
     team_free(&shm_team_world_g);
     team_free(&shm_team_shared_g);
     free(pool.used);
+    free(pool.live);
+    pool.live = NULL;
     free(pool.as_sent);
     free(pool.as_seen);
     pool.used = pool.as_sent = pool.as_seen = NULL;
@@ -302,6 +307,9 @@ static shm_team_t *team_make(shm_team_t *parent, int start, int stride, int size
     t->config_mask = mask;
     slot_take(slot);
     team_attach(t, slot);
+    pthread_mutex_lock(&pool.lock);
+    pool.live[slot] = t;
+    pthread_mutex_unlock(&pool.lock);
     return t;
 }
 
@@ -367,7 +375,22 @@ void shm_team_destroy(shm_team_t *t)
     slot_clean(t->slot);
     pthread_mutex_lock(&pool.lock);
     pool.used[t->slot / 64] &= ~(1ull << (t->slot % 64));
+    pool.live[t->slot] = NULL;
     pthread_mutex_unlock(&pool.lock);
     team_free(t);
     free(t);
+}
+
+/* SHMEM_DEBUG: is t a predefined team or one of this PE's live teams? A PE
+ * is in at most one team per workspace slot, so the slots are the registry. */
+int shm_team_is_live(const shm_team_t *t)
+{
+    if (t == &shm_team_world_g || t == &shm_team_shared_g)
+        return 1;
+    int live = 0;
+    pthread_mutex_lock(&pool.lock);
+    for (int s = 2; s < pool.nslots && pool.live && !live; s++)
+        live = pool.live[s] == t;
+    pthread_mutex_unlock(&pool.lock);
+    return live;
 }

@@ -12,7 +12,7 @@ OFISHMEM_DEBS=(build-essential cmake pkg-config libfabric-dev libfabric-bin libp
                libcmocka-dev iproute2 procps)
 # Extra packages for the test suite: other launchers (Open MPI, Slurm + munge),
 # the peer library for bench/compare (Open MPI's OSHMEM), valgrind, gnuplot.
-OFISHMEM_TEST_DEBS=(openmpi-bin libopenmpi-dev slurm-wlm munge valgrind gnuplot-nox)
+OFISHMEM_TEST_DEBS=(openmpi-bin libopenmpi-dev slurm-wlm munge valgrind gnuplot-nox groff-base)
 
 ensure_debs() {
     local missing=()

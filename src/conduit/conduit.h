@@ -44,6 +44,10 @@ shm_status_t cdt_init(const cdt_config_t *cfg);
 shm_status_t cdt_seg_expose(int seg, void *base, size_t len);
 /** Exchanges endpoint names and segment keys/bases with every PE (one fence). */
 shm_status_t cdt_connect(void);
+/** Opens the connections of connection-oriented providers, lower rank to
+ *  higher, after every PE passed cdt_connect. Returns 1 when it did: then a
+ *  fabric barrier must follow before anyone sends to a lower rank. */
+int cdt_wireup(void);
 /** Closes everything; outstanding operations must be quieted first. */
 void cdt_fini(void);
 /** Drives incoming operations (target-side progress); cheap, call while waiting. */

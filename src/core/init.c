@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* shmem_init / shmem_finalize and the library's state. */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,29 +18,7 @@ struct shm_ctx shm_ctx_default_g;
 
 #define SHM_INTERNAL_WORDS 64 /* barrier flags: one per dissemination round */
 
-void shm_bad_pe(const char *fn, int pe)
-{
-    if (shm_state_g.run_state != SHM_STATE_RUNNING)
-        shm_not_running(fn);
-    shm_fatal("%s: PE %d is out of range (the job has PEs 0..%d)", fn, pe, shm_state_g.npes - 1);
-}
-
-void shm_bad_addr(const char *fn, const void *addr, size_t len, const char *what)
-{
-    if (shm_state_g.run_state != SHM_STATE_RUNNING)
-        shm_not_running(fn);
-    shm_fatal("%s: %s %p (+%zu bytes) is not symmetric: it is not (entirely) in the symmetric "
-              "heap [%p, %p) nor in the program's data/BSS",
-              fn, what, addr, len, (void *)shm_seg_g[SHM_SEG_HEAP].base,
-              (void *)(shm_seg_g[SHM_SEG_HEAP].base + shm_seg_g[SHM_SEG_HEAP].len));
-}
-
-void shm_not_running(const char *fn)
-{
-    shm_fatal("%s called %s", fn,
-              shm_state_g.run_state == SHM_STATE_NEW ? "before shmem_init"
-                                                     : "after shmem_finalize");
-}
+/* shm_bad_pe, shm_bad_addr, shm_not_running: core/check.c. */
 
 static int online_cores(void)
 {
@@ -57,6 +38,36 @@ static int yield_wanted(const char *mode, int local_pes)
 }
 
 static int init_depth;
+
+/*
+ * libinfinipath (linked into libfabric for its psm provider) installs
+ * handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT and SIGTERM
+ * when it is loaded, unless IPATH_NO_BACKTRACE is set. They print a
+ * backtrace and call exit(1): a PE that crashes or is sent SIGTERM then runs
+ * its exit handlers, ours included, and enters shmem_finalize's barrier with
+ * the other PEs (a hang, or a job that goes on as if nothing had happened)
+ * instead of dying by its signal so that the launcher ends the job. Give
+ * those signals their default action back, before libfabric's shm provider
+ * (which chains to whatever it finds) installs its own. A handler of the
+ * program or of any other library is left alone.
+ */
+static void signals_restore_defaults(void)
+{
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        struct sigaction sa;
+        Dl_info info;
+        if (sigaction(sigs[i], NULL, &sa) != 0)
+            continue;
+        void *h = (sa.sa_flags & SA_SIGINFO) ? (void *)sa.sa_sigaction : (void *)sa.sa_handler;
+        if (h == (void *)SIG_DFL || h == (void *)SIG_IGN || !dladdr(h, &info) ||
+            info.dli_fname == NULL || strstr(info.dli_fname, "libinfinipath") == NULL)
+            continue;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = SIG_DFL;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
 
 static void at_exit_finalize(void)
 {
@@ -78,6 +89,7 @@ void shm_core_init(int requested)
     if (shm_state_g.run_state == SHM_STATE_FINALIZED)
         shm_fatal("shmem_init called after shmem_finalize: the library cannot be restarted");
 
+    signals_restore_defaults();
     shm_status_t st = shm_rt_init();
     if (st != SHM_OK)
         shm_fatal("cannot reach the launcher (PMIx): %s", shm_status_str(st));
@@ -162,6 +174,8 @@ void shm_core_init(int requested)
     /* Every PE's memory is registered and every address known before anyone returns. */
     if ((st = shm_rt_barrier()) != SHM_OK)
         shm_fatal("init barrier failed: %s", shm_status_str(st));
+    if (cdt_wireup())
+        shm_coll_barrier_world(); /* every pair's connection is up before anyone returns */
     /* Everyone on this host has mapped our heap: its name can go. */
     shm_heap_shared_unlink();
 }

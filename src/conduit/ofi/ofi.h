@@ -20,6 +20,7 @@ typedef struct {
     int inject_honours_dc;   /* fi_inject_write respects FI_DELIVERY_COMPLETE */
     int cntr_wait_broken;    /* poll fi_cntr_read, never fi_cntr_wait */
     int needs_target_progress;
+    int lazy_connect;
     size_t inject_size;      /* provider's */
     size_t max_msg_size;
 } cdt_ofi_caps_t;
@@ -32,6 +33,7 @@ typedef struct {
     int needs_target_progress;
     int amo_post_via_fetch;  /* issue non-fetching atomics as fetching ones (ofi_amo.c) */
     int pid_named_regions;   /* keeps /dev/shm/<pid>:... files that a dead process leaves */
+    int lazy_connect;        /* connects a pair on its first transfer: wire up at init */
 } cdt_ofi_prov_row_t;
 
 /*

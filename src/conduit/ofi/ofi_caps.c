@@ -23,10 +23,13 @@ static const cdt_ofi_prov_row_t prov_table[] = {
      /* Region files are named <pid>:<ep>:<dom>; see cdt_ofi_sweep_own_regions. */
      .pid_named_regions = 1},
     /* rxm counts a put complete before the data landed; injects ignore DC. */
+    /* rxm opens a connection on a pair's first transfer; when both ends of a
+     * pair do so at once (a barrier's first round), 1.17's collision path
+     * can leave a write never completed (PROVIDERS.md): wire up at init. */
     {.name = "tcp;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 0,
-     .needs_target_progress = 1},
+     .needs_target_progress = 1, .lazy_connect = 1},
     {.name = "verbs;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 0,
-     .needs_target_progress = 1},
+     .needs_target_progress = 1, .lazy_connect = 1},
     /* sockets: fi_cntr_wait returns +110; own progress thread. */
     {.name = "sockets", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 1,
      .needs_target_progress = 0},

@@ -111,6 +111,7 @@ static void fill_caps(const cdt_config_t *cfg)
     c->inject_honours_dc = row->inject_honours_dc;
     c->cntr_wait_broken = row->cntr_wait_broken;
     c->needs_target_progress = row->needs_target_progress;
+    c->lazy_connect = row->lazy_connect;
     c->inject_size = info->tx_attr->inject_size;
     c->max_msg_size = info->ep_attr->max_msg_size;
 
@@ -271,6 +272,20 @@ out_free:
     free(names);
     free(addrs);
     return st;
+}
+
+int cdt_wireup(void)
+{
+    if (!cdt_ofi_g.caps.lazy_connect)
+        return 0;
+    /* One direction per pair (the lower rank connects), so no pair's two
+     * ends ever connect to each other at the same time. */
+    static uint64_t sink;
+    cdt_ctx_t *d = cdt_ofi_g.dflt;
+    for (int pe = cdt_ofi_g.cfg.rank + 1; pe < cdt_ofi_g.cfg.size; pe++)
+        cdt_get_nbi(d, &sink, SHM_SEG_HEAP, 0, sizeof(sink), pe);
+    cdt_quiet(d);
+    return 1;
 }
 
 void cdt_progress(void)

@@ -25,7 +25,9 @@ static const cdt_ofi_prov_row_t prov_table[] = {
     /* rxm counts a put complete before the data landed; injects ignore DC. */
     /* rxm opens a connection on a pair's first transfer; when both ends of a
      * pair do so at once (a barrier's first round), 1.17's collision path
-     * can leave a write never completed (PROVIDERS.md): wire up at init. */
+     * can leave a write never completed (seen as "Connection refused" from
+     * rxm_handle_error, then pe_barrier_sync with 4 PEs and SHMEM_YIELD=off
+     * hung for good; tests/launchers multihost barrier_np4): wire up at init. */
     {.name = "tcp;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 0,
      .needs_target_progress = 1, .lazy_connect = 1},
     {.name = "verbs;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 0,

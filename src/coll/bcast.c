@@ -71,8 +71,7 @@ void shm_coll_bcast(const char *fn, shm_team_t *t, void *dest, const void *src, 
         return;
     shm_bcast_alg_t alg = shm_coll_cfg_g.bcast;
     if (alg == SHM_BCAST_AUTO)
-        alg = t->n <= shm_coll_cfg_g.bcast_linear_npes &&
-                      (t->n <= 4 || bytes < shm_coll_cfg_g.bcast_tree_min)
+        alg = t->n <= shm_coll_cfg_g.bcast_linear_npes && bytes < shm_coll_cfg_g.bcast_tree_min
                   ? SHM_BCAST_LINEAR
                   : SHM_BCAST_TREE;
     if (alg == SHM_BCAST_LINEAR)

@@ -2,21 +2,22 @@
 /*
  * Algorithm names and thresholds from the env table, parsed once.
  *
- * Default crossovers (env.def) come from bench/osu/osu_coll_lat on a 2-core
- * VM (shm provider, same-host direct path, 7 PEs oversubscribed), minimum
- * over 4-8 alternating runs, in microseconds:
- *  - barrier: dissemination takes ceil(log2 n) steps, linear 2: at 2-4 PEs
- *    dissemination wins or ties (2 PEs 0.3 vs 0.6, 3 PEs 21.8 vs 25.6,
- *    4 PEs 12.7 vs 14.2), at 7 linear wins (34 vs 63);
- *  - broadcast: linear up to 8 PEs (8 B at 7 PEs: 0.1 vs tree 2.2; 512 KiB
- *    at 7 PEs: 8.6 vs 30), the tree from 1 MiB above 4 PEs (7 PEs: 77 vs
- *    104 at 1 MiB, 216 vs 284 at 2 MiB; at 4 PEs linear still wins);
- *  - reduce: linear up to 8 PEs and 4 KiB (7 PEs, 8 B: 26 vs rd 47), rsag
- *    from 16 KiB (16 KiB: 4 PEs rsag 20.5 vs rd 29.3, 7 PEs 67 vs 124; at
- *    4 KiB linear 11 vs rsag 21 at 4 PEs);
- *  - fcollect, alltoall: linear beat bruck/ring and pairwise at every size
- *    measured up to 8 PEs (fcollect 1 MiB at 7 PEs: 719 vs 1179;
- *    alltoall 1 MiB at 7 PEs: 911 vs 1128).
+ * Default crossovers (env.def) come from `bench/run_coll.sh BUILD sweep`
+ * (bench/osu/osu_coll_lat, every algorithm forced by name in turn) on a
+ * 2-core VM, shm provider, same-host direct path, median of 3 interleaved
+ * runs, load ~2-5; microseconds at 2 / 4 / 7 PEs (7 oversubscribed):
+ *  - barrier: dissemination takes ceil(log2 n) steps, linear 2: dissemination
+ *    up to 4 PEs (0.11 vs 0.16, 11.3 vs 11.9), linear above (7: 35 vs 64);
+ *  - broadcast: linear up to 8 PEs below 1 MiB (64 KiB: 1.3/7.7/3.4 vs tree
+ *    1.5/8.1/10.5), the segmented tree from 1 MiB at every size (46/79/119
+ *    vs tree 36/63/86);
+ *  - reduce: linear up to 8 PEs and 4 KiB (8 B at 4 PEs: 10.0 vs rd 14.4 vs
+ *    rsag 22.3; 7 PEs 27.8 vs 50.7 vs 74.9), rsag from 16 KiB (4 PEs 24.2
+ *    vs 27.5 linear; 7 PEs 63.8 vs rd 123; 1 MiB at 4 PEs 123 vs 1806);
+ *  - fcollect, collect, alltoall: linear beat bruck/ring and pairwise at
+ *    every size up to 8 PEs (fcollect 1 MiB at 7 PEs: 742 vs bruck 1085,
+ *    ring 1534; alltoall 1 MiB at 7 PEs: 931 vs pairwise 1862), so the
+ *    logarithmic ones take over only above 8 PEs.
  */
 #include <string.h>
 

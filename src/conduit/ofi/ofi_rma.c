@@ -5,6 +5,7 @@
  * message that names the PE, the operation and the error.
  */
 #include <sched.h>
+#include <time.h>
 
 #include "conduit/conduit.h"
 #include "conduit/ofi/ofi.h"
@@ -22,9 +23,26 @@ static const char *op_name(uintptr_t op)
     }
 }
 
+/*
+ * A transfer failed. The usual cause is a peer that died, and its launcher
+ * ends the whole job within 2 s with one message naming that PE; reporting
+ * our side at once would add a second, misleading one ("put to PE 1
+ * failed") from every PE that talked to it. So wait a second first: if the
+ * job is being torn down we are stopped here, else we report our error.
+ */
+__attribute__((cold)) static void peer_failure_grace(void)
+{
+    if (cdt_ofi_g.cfg.size > 1) {
+        struct timespec ts = {.tv_sec = 1, .tv_nsec = 0};
+        while (nanosleep(&ts, &ts) != 0)
+            ;
+    }
+}
+
 /* An error was counted: read the CQ error entry and end the job with it. */
 __attribute__((noreturn, cold)) static void report_cq_error(cdt_ctx_t *ctx, const char *what)
 {
+    peer_failure_grace();
     struct fi_cq_err_entry err = {0};
     ssize_t rc = fi_cq_readerr(ctx->cq, &err, 0);
     for (int tries = 0; rc == -FI_EAGAIN && tries < 1000; tries++) {
@@ -47,6 +65,7 @@ __attribute__((noreturn, cold)) static void report_cq_error(cdt_ctx_t *ctx, cons
 
 __attribute__((noreturn, cold)) void cdt_ofi_fatal_rc(const char *op, int pe, ssize_t rc)
 {
+    peer_failure_grace();
     shm_fatal("%s to PE %d failed on provider %s: %s", op, pe, cdt_provider_name(),
               fi_strerror((int)-rc));
 }

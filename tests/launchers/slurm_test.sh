@@ -54,7 +54,7 @@ ip link add osh0 type veth peer name osh1 || fail "cannot create a veth pair in 
 ip addr add 10.213.254.1/24 dev osh0 && ip link set osh0 up && ip link set osh1 up ||
     fail "cannot configure the test's veth pair"
 
-mkdir -p "$W/state" "$W/spool/node0" "$W/munge"
+mkdir -p "$W/state" "$W/spool/node0" "$W/munge" "$W/tmp"
 chmod 755 "$W/munge"
 head -c 1024 /dev/urandom >"$W/munge/munge.key"
 chmod 600 "$W/munge/munge.key"
@@ -75,6 +75,9 @@ SlurmctldPort=16817
 SlurmdPort=16818
 StateSaveLocation=$W/state
 SlurmdSpoolDir=$W/spool/%n
+# Slurm's PMIx plugin names its directories in TmpFS by job id, the same in
+# every throw-away cluster: keep each cluster's apart.
+TmpFS=$W/tmp
 SlurmctldPidFile=$W/slurmctld.pid
 SlurmdPidFile=$W/slurmd.pid
 SlurmctldLogFile=$W/slurmctld.log

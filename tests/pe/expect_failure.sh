@@ -51,6 +51,9 @@ tagged_pids() {
         cut -d/ -f3
 }
 
+# Files older than this marker were there before the job (a dead process of
+# another run whose pid one of ours now has): not the job's.
+touch "$work/started"
 start_ns=$(date +%s%N)
 # stderr is kept for the check and shown afterwards in the test log. The tag
 # goes to COMMAND only, so that the scans below do not find themselves.
@@ -95,7 +98,7 @@ fi
 shm_left=()
 while read -r pid; do
     for f in /dev/shm/"$pid":* /dev/shm/ofishmem-oshrun."$pid"-*; do
-        [ -e "$f" ] && shm_left+=("$f")
+        [ -e "$f" ] && [ "$f" -nt "$work/started" ] && shm_left+=("$f")
     done
 done <"$pidfile.all"
 if [ ${#shm_left[@]} -gt 0 ]; then

@@ -51,9 +51,13 @@ grep -q "ofishmem 0\.1\.[0-9]* oshrun=$P/bin/oshrun" <<<"$cmout" ||
     fail "the package does not give the version and the prefix's oshrun: $cmout"
 cmout=$(cmake --build "$tmp/cmproj/build" 2>&1) || fail "building against ofishmem::ofishmem: $cmout"
 cp "$tmp/cmproj/build/ring_cm" "$tmp/cmproj/build/ring_cm_static" "$tmp/"
-ldd "$tmp/ring_cm" | grep -q "$P/lib/libofishmem.so" ||
-    fail "ring_cm does not load libofishmem from the prefix: $(ldd "$tmp/ring_cm")"
-ldd "$tmp/ring_cm_static" | grep -q libofishmem.so && fail "ring_cm_static loads the shared library"
+# ldd's output first: with pipefail, `ldd | grep -q` fails when grep stops
+# reading early and ldd dies of SIGPIPE.
+deps=$(ldd "$tmp/ring_cm")
+grep -q "$P/lib/libofishmem.so" <<<"$deps" ||
+    fail "ring_cm does not load libofishmem from the prefix: $deps"
+deps=$(ldd "$tmp/ring_cm_static")
+grep -q libofishmem.so <<<"$deps" && fail "ring_cm_static loads the shared library"
 # A version the prefix cannot satisfy is refused by name.
 sed -i 's/find_package(ofishmem 0.1 REQUIRED)/find_package(ofishmem 9.0 REQUIRED)/' \
     "$tmp/cmproj/CMakeLists.txt"

@@ -9,6 +9,7 @@
 # trap stops every daemon by PID and removes the namespaces.
 #   slurm_multihost_test.sh CASE
 source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/slurm_cluster.sh"
 CASE=$1
 need srun slurm-client
 need slurmctld slurmctld
@@ -74,55 +75,8 @@ on_host() {
 # The same as a command line, for run_job.
 ON_HOSTA=(nsenter --net="/run/netns/$NSA" unshare -u sh -c 'hostname "$0"; exec "$@"' hosta)
 
-mkdir -p "$W/state" "$W/spool/hosta" "$W/spool/hostb" "$W/tmp/hosta" "$W/tmp/hostb" "$W/munge"
-chmod 755 "$W/munge"
-head -c 1024 /dev/urandom >"$W/munge/munge.key"
-chmod 600 "$W/munge/munge.key"
-munged --force --foreground --key-file="$W/munge/munge.key" --socket="$W/munge/socket" \
-    --pid-file="$W/munge/munged.pid" --seed-file="$W/munge/seed" \
-    --log-file="$W/munged.log" 2>>"$W/munged.log" &
-DAEMONS+=($!)
-
-# TmpFS per node: the two slurmstepds share this machine's /tmp otherwise,
-# and Slurm's PMIx plugin names its directories by job, not by node.
-cat >"$W/slurm.conf" <<CONF
-ClusterName=ofishmem-mh
-SlurmctldHost=hosta(10.213.0.1)
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$W/munge/socket
-CredType=cred/munge
-SlurmctldPort=16817
-SlurmdPort=16818
-StateSaveLocation=$W/state
-SlurmdSpoolDir=$W/spool/%n
-TmpFS=$W/tmp/%n
-SlurmctldPidFile=$W/slurmctld.pid
-SlurmdPidFile=$W/slurmd-%n.pid
-SlurmctldLogFile=$W/slurmctld.log
-SlurmdLogFile=$W/slurmd-%n.log
-MailProg=/bin/true
-ProctrackType=proctrack/pgid
-TaskPlugin=task/none
-SwitchType=switch/none
-MpiDefault=none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-ReturnToService=2
-JobCompType=jobcomp/none
-AccountingStorageType=accounting_storage/none
-JobAcctGatherType=jobacct_gather/none
-SlurmdParameters=config_overrides
-KillWait=2
-NodeName=hosta NodeAddr=10.213.0.1 CPUs=4 State=UNKNOWN
-NodeName=hostb NodeAddr=10.213.0.2 CPUs=4 State=UNKNOWN
-PartitionName=test Nodes=ALL Default=YES MaxTime=10 State=UP
-CONF
-export SLURM_CONF=$W/slurm.conf
-for _ in $(seq 1 20); do [ -S "$W/munge/socket" ] && break; sleep 0.1; done
-[ -S "$W/munge/socket" ] || { show_logs; fail "munged did not start"; }
+start_munged
+write_slurm_conf ofishmem-mh "hosta(10.213.0.1)" hosta:10.213.0.1:4 hostb:10.213.0.2:4
 on_host hosta slurmctld -D -i -f "$SLURM_CONF" >>"$W/slurmctld.log" 2>&1 &
 DAEMONS+=($!)
 on_host hosta slurmd -D -N hosta -f "$SLURM_CONF" >>"$W/slurmd-hosta.log" 2>&1 &

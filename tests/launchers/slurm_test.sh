@@ -9,6 +9,7 @@
 # configured). Everything it started is stopped by PID on exit.
 #   slurm_test.sh CASE
 source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/slurm_cluster.sh"
 CASE=$1
 need srun slurm-client
 need slurmctld slurmctld
@@ -54,57 +55,11 @@ ip link add osh0 type veth peer name osh1 || fail "cannot create a veth pair in 
 ip addr add 10.213.254.1/24 dev osh0 && ip link set osh0 up && ip link set osh1 up ||
     fail "cannot configure the test's veth pair"
 
-mkdir -p "$W/state" "$W/spool/node0" "$W/munge" "$W/tmp"
-chmod 755 "$W/munge"
-head -c 1024 /dev/urandom >"$W/munge/munge.key"
-chmod 600 "$W/munge/munge.key"
-munged --force --foreground --key-file="$W/munge/munge.key" --socket="$W/munge/socket" \
-    --pid-file="$W/munge/munged.pid" --seed-file="$W/munge/seed" \
-    --log-file="$W/munged.log" 2>>"$W/munged.log" &
-DAEMONS+=($!)
-
-cat >"$W/slurm.conf" <<CONF
-ClusterName=ofishmem-test
-SlurmctldHost=$(hostname -s)(127.0.0.1)
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$W/munge/socket
-CredType=cred/munge
-SlurmctldPort=16817
-SlurmdPort=16818
-StateSaveLocation=$W/state
-SlurmdSpoolDir=$W/spool/%n
-# Slurm's PMIx plugin names its directories in TmpFS by job id, the same in
-# every throw-away cluster: keep each cluster's apart.
-TmpFS=$W/tmp
-SlurmctldPidFile=$W/slurmctld.pid
-SlurmdPidFile=$W/slurmd.pid
-SlurmctldLogFile=$W/slurmctld.log
-SlurmdLogFile=$W/slurmd.log
-MailProg=/bin/true
-ProctrackType=proctrack/pgid
-TaskPlugin=task/none
-SwitchType=switch/none
-MpiDefault=none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-ReturnToService=2
-JobCompType=jobcomp/none
-AccountingStorageType=accounting_storage/none
-JobAcctGatherType=jobacct_gather/none
-SlurmdParameters=config_overrides
-KillWait=2
-NodeName=node0 NodeAddr=127.0.0.1 CPUs=8 State=UNKNOWN
-PartitionName=test Nodes=ALL Default=YES MaxTime=10 State=UP
-CONF
-export SLURM_CONF=$W/slurm.conf
-for _ in $(seq 1 20); do [ -S "$W/munge/socket" ] && break; sleep 0.1; done
-[ -S "$W/munge/socket" ] || { show_logs; fail "munged did not start"; }
+start_munged
+write_slurm_conf ofishmem-test "$(hostname -s)(127.0.0.1)" node0:127.0.0.1:8
 slurmctld -D -i -f "$SLURM_CONF" >>"$W/slurmctld.log" 2>&1 &
 DAEMONS+=($!)
-slurmd -D -N node0 -f "$SLURM_CONF" >>"$W/slurmd.log" 2>&1 &
+slurmd -D -N node0 -f "$SLURM_CONF" >>"$W/slurmd-node0.log" 2>&1 &
 DAEMONS+=($!)
 state=""
 for _ in $(seq 1 100); do

@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Shared by the Slurm tests (sourced): a throw-away munged and slurm.conf in
+# the test's work dir $W. The caller keeps DAEMONS (pids to stop) and
+# show_logs (prints the daemons' logs before a failure).
+
+# start_munged: a munged with a fresh key and its socket in $W/munge; waits
+# for the socket.
+start_munged() {
+    mkdir -p "$W/munge"
+    chmod 755 "$W/munge"
+    head -c 1024 /dev/urandom >"$W/munge/munge.key"
+    chmod 600 "$W/munge/munge.key"
+    munged --force --foreground --key-file="$W/munge/munge.key" --socket="$W/munge/socket" \
+        --pid-file="$W/munge/munged.pid" --seed-file="$W/munge/seed" \
+        --log-file="$W/munged.log" 2>>"$W/munged.log" &
+    DAEMONS+=($!)
+    for _ in $(seq 1 20); do [ -S "$W/munge/socket" ] && break; sleep 0.1; done
+    [ -S "$W/munge/socket" ] || { show_logs; fail "munged did not start"; }
+}
+
+# write_slurm_conf CLUSTER CONTROLLER NODE:ADDR:CPUS...: $W/slurm.conf for
+# one partition of those nodes (exported as SLURM_CONF). Every node has its
+# own spool and TmpFS under $W: slurmstepds of one machine would otherwise
+# share /tmp, and Slurm's PMIx plugin names its files there by job id.
+write_slurm_conf() {
+    local cluster=$1 ctl=$2 n name addr cpus
+    shift 2
+    mkdir -p "$W/state"
+    {
+        cat <<CONF
+ClusterName=$cluster
+SlurmctldHost=$ctl
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$W/munge/socket
+CredType=cred/munge
+SlurmctldPort=16817
+SlurmdPort=16818
+StateSaveLocation=$W/state
+SlurmdSpoolDir=$W/spool/%n
+TmpFS=$W/tmp/%n
+SlurmctldPidFile=$W/slurmctld.pid
+SlurmdPidFile=$W/slurmd-%n.pid
+SlurmctldLogFile=$W/slurmctld.log
+SlurmdLogFile=$W/slurmd-%n.log
+MailProg=/bin/true
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+SwitchType=switch/none
+MpiDefault=none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+ReturnToService=2
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+SlurmdParameters=config_overrides
+KillWait=2
+CONF
+        for n in "$@"; do
+            IFS=: read -r name addr cpus <<<"$n"
+            mkdir -p "$W/spool/$name" "$W/tmp/$name"
+            echo "NodeName=$name NodeAddr=$addr CPUs=$cpus State=UNKNOWN"
+        done
+        echo "PartitionName=test Nodes=ALL Default=YES MaxTime=10 State=UP"
+    } >"$W/slurm.conf"
+    export SLURM_CONF=$W/slurm.conf
+}

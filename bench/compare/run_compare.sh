@@ -400,38 +400,33 @@ if command -v gnuplot >/dev/null; then
     }
     common="set terminal pngcairo size 1000,650 noenhanced; set logscale xy; set grid;
             set key left top; set xlabel 'message size (bytes)'; set format x '%.0s%cB'"
+    # png NAME TITLE YLABEL LINES: one plot, if there is anything to draw.
+    png() {
+        [ -n "$4" ] && gnuplot -e "$common; set output '$OUT/$1.png'; set title '$2';
+            set ylabel '$3'; plot $4" 2>>"$OUT/logs/gnuplot.log"
+    }
     L=$(plot_lines "$P/put_lat.ours|ofishmem put" "$P/put_lat.peer|OSHMEM put" \
         "$P/get_lat.ours|ofishmem get" "$P/get_lat.peer|OSHMEM get" "$P/memcpy_lat|memcpy")
-    [ -n "$L" ] && gnuplot -e "$common; set output '$OUT/direct_latency.png';
-        set title 'one host, 2 PEs: latency (direct path vs Open MPI OSHMEM)';
-        set ylabel 'latency (us)'; plot $L" 2>>"$OUT/logs/gnuplot.log"
+    png direct_latency 'one host, 2 PEs: latency (direct path vs Open MPI OSHMEM)' 'latency (us)' "$L"
     L=$(plot_lines "$P/put_bw.ours|ofishmem put" "$P/put_bw.peer|OSHMEM put" \
         "$P/get_bw.ours|ofishmem get" "$P/get_bw.peer|OSHMEM get" "$P/memcpy_bw|single-core memcpy")
-    [ -n "$L" ] && gnuplot -e "$common; set output '$OUT/direct_bandwidth.png';
-        set title 'one host, 2 PEs: bandwidth (direct path vs Open MPI OSHMEM)';
-        set ylabel 'bandwidth (MB/s)'; plot $L" 2>>"$OUT/logs/gnuplot.log"
+    png direct_bandwidth 'one host, 2 PEs: bandwidth (direct path vs Open MPI OSHMEM)' 'bandwidth (MB/s)' "$L"
     L=$(plot_lines "$P/coll_bcast.ours|ofishmem bcast" "$P/coll_bcast.peer|OSHMEM bcast" \
         "$P/coll_reduce.ours|ofishmem reduce" "$P/coll_reduce.peer|OSHMEM reduce" \
         "$P/coll_fcollect.ours|ofishmem fcollect" "$P/coll_fcollect.peer|OSHMEM fcollect" \
         "$P/coll_alltoall.ours|ofishmem alltoall" "$P/coll_alltoall.peer|OSHMEM alltoall")
-    [ -n "$L" ] && gnuplot -e "$common; set output '$OUT/coll_latency.png';
-        set title 'one host, 2 PEs: collective latency';
-        set ylabel 'latency (us)'; plot $L" 2>>"$OUT/logs/gnuplot.log"
+    png coll_latency 'one host, 2 PEs: collective latency' 'latency (us)' "$L"
     if [ "$FABRIC" = 1 ]; then
         L=$(plot_lines "$P/put_lat.ours_fab_shm|ofishmem put, shm" "$P/put_lat.raw_shm|raw fi_write, shm" \
             "$P/get_lat.ours_fab_shm|ofishmem get, shm" "$P/get_lat.raw_shm|raw fi_read, shm" \
             "$P/put_lat.ours_fab_tcp|ofishmem put, tcp" "$P/put_lat.raw_tcp|raw fi_write, tcp" \
             "$P/get_lat.ours_fab_tcp|ofishmem get, tcp" "$P/get_lat.raw_tcp|raw fi_read, tcp")
-        [ -n "$L" ] && gnuplot -e "$common; set output '$OUT/fabric_latency.png';
-            set title 'through libfabric (SHMEM_DIRECT=0) vs raw libfabric: latency';
-            set ylabel 'latency (us)'; plot $L" 2>>"$OUT/logs/gnuplot.log"
+        png fabric_latency 'through libfabric (SHMEM_DIRECT=0) vs raw libfabric: latency' 'latency (us)' "$L"
         L=$(plot_lines "$P/put_bw.ours_fab_shm|ofishmem put, shm" "$P/put_bw.raw_shm|raw fi_write, shm" \
             "$P/get_bw.ours_fab_shm|ofishmem get, shm" "$P/get_bw.raw_shm|raw fi_read, shm" \
             "$P/put_bw.ours_fab_tcp|ofishmem put, tcp" "$P/put_bw.raw_tcp|raw fi_write, tcp" \
             "$P/get_bw.ours_fab_tcp|ofishmem get, tcp" "$P/get_bw.raw_tcp|raw fi_read, tcp")
-        [ -n "$L" ] && gnuplot -e "$common; set output '$OUT/fabric_bandwidth.png';
-            set title 'through libfabric (SHMEM_DIRECT=0) vs raw libfabric: bandwidth';
-            set ylabel 'bandwidth (MB/s)'; plot $L" 2>>"$OUT/logs/gnuplot.log"
+        png fabric_bandwidth 'through libfabric (SHMEM_DIRECT=0) vs raw libfabric: bandwidth' 'bandwidth (MB/s)' "$L"
     fi
     pngs=$(cd "$OUT" && ls -- *.png 2>/dev/null | tr '\n' ' ')
     say "plots: ${pngs:-none (see $OUT/logs/gnuplot.log)}"

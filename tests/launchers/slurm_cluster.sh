@@ -1,7 +1,32 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Shared by the Slurm tests (sourced): a throw-away munged and slurm.conf in
-# the test's work dir $W. The caller keeps DAEMONS (pids to stop) and
-# show_logs (prints the daemons' logs before a failure).
+# the test's work dir $W, and the daemons' teardown. Daemons started go to
+# DAEMONS; the caller's EXIT trap calls stop_daemons.
+
+DAEMONS=()
+
+# stop_daemons: TERM every daemon, 2 s to go, then KILL; reaps them.
+stop_daemons() {
+    local pid
+    for pid in "${DAEMONS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+    for pid in "${DAEMONS[@]}"; do
+        for _ in $(seq 1 20); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+}
+
+# show_logs: the last lines of every log in $W, before a failure.
+show_logs() {
+    local f
+    for f in "$W"/*.log; do
+        echo "---- $(basename "$f") (last lines)" >&2
+        tail -n 15 "$f" >&2
+    done
+}
 
 # start_munged: a munged with a fresh key and its socket in $W/munge; waits
 # for the socket.

@@ -24,16 +24,10 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/launchers_slurm_mh.XXXXXX") || exit 1
 chmod 755 "$W"
 NSA=oshs-$$-a
 NSB=oshs-$$-b
-DAEMONS=()
 cleanup() {
     reap_jobs
+    stop_daemons
     local p ns
-    for p in "${DAEMONS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    for p in "${DAEMONS[@]}"; do
-        for _ in $(seq 1 20); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$p" 2>/dev/null
-        wait "$p" 2>/dev/null
-    done
     for ns in "$NSA" "$NSB"; do
         for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
         ip netns del "$ns" 2>/dev/null
@@ -41,13 +35,6 @@ cleanup() {
     rm -rf "$W"
 }
 trap cleanup EXIT
-show_logs() {
-    local f
-    for f in "$W"/*.log; do
-        echo "---- $(basename "$f") (last lines)" >&2
-        tail -n 12 "$f" >&2
-    done
-}
 
 ip netns add "$NSA" || skip "cannot create network namespaces here (ip netns add failed)"
 ip netns add "$NSB" || fail "cannot create a second network namespace"

@@ -22,32 +22,12 @@ in_loopback_netns "$@"
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/launchers_slurm.XXXXXX") || exit 1
 chmod 755 "$W"
-DAEMONS=()
 stop_cluster() {
     reap_jobs
-    local pid
-    for pid in "${DAEMONS[@]}"; do
-        kill -TERM "$pid" 2>/dev/null
-    done
-    for pid in "${DAEMONS[@]}"; do
-        for _ in $(seq 1 20); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -KILL "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
+    stop_daemons
     rm -rf "$W"
 }
 trap stop_cluster EXIT
-
-show_logs() {
-    local f
-    for f in "$W"/*.log; do
-        echo "---- $(basename "$f") (last lines)" >&2
-        tail -n 15 "$f" >&2
-    done
-}
 
 # Slurm binds with AI_ADDRCONFIG, which fails with only loopback configured:
 # give the namespace a veth pair whose address exists only in here.

@@ -70,7 +70,8 @@ static const struct {
 typedef struct rfi_opts {
     const char *prov;
     double timeout_s;
-    int dc; /* puts with FI_DELIVERY_COMPLETE (fi_writemsg) */
+    int dc;   /* puts with FI_DELIVERY_COMPLETE (fi_writemsg) */
+    int bufs; /* bandwidth tests rotate over this many buffers per side */
 } rfi_opts_t;
 
 /* Lives in a MAP_SHARED page created before fork. */
@@ -109,6 +110,7 @@ typedef struct rfi {
     void *desc;
     char *buf;            /* registered: data [0, data_len), then amo word */
     size_t buf_len, data_len;
+    size_t slot_len;      /* data holds opt->bufs slots of slot_len bytes */
     fi_addr_t addr[2];
     fi_addr_t peer;
     uint64_t rkey, rbase; /* remote address = rbase + offset */
@@ -254,15 +256,22 @@ static inline int rfi_quiet_get(rfi_t *r)
 
 /* ------------------------------------------------------------ operations */
 
-static inline int rfi_put(rfi_t *r, size_t size)
+/* Byte offset of the op'th transfer's buffer, the same on both sides. */
+static inline size_t rfi_slot(const rfi_t *r, long op)
+{
+    return (size_t)(op % r->opt->bufs) * r->slot_len;
+}
+
+static inline int rfi_put(rfi_t *r, size_t size, size_t off)
 {
     ssize_t rc;
-    uint64_t raddr = r->rbase;
+    uint64_t raddr = r->rbase + off;
+    char *lbuf = r->buf + off;
 
     if (r->opt->dc) {
         /* FI_DELIVERY_COMPLETE is not honoured by fi_inject_write, so the
          * delivery-complete variant always goes through fi_writemsg. */
-        struct iovec iov = {.iov_base = r->buf, .iov_len = size};
+        struct iovec iov = {.iov_base = lbuf, .iov_len = size};
         struct fi_rma_iov riov = {.addr = raddr, .len = size, .key = r->rkey};
         struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &r->desc,
                                  .iov_count = 1, .addr = r->peer,
@@ -272,11 +281,11 @@ static inline int rfi_put(rfi_t *r, size_t size)
         RFI_POST(r, rc, fi_writemsg(r->ep, &msg, flags), "fi_writemsg");
     } else if (size <= r->inject_size) {
         RFI_POST(r, rc,
-                 fi_inject_write(r->ep, r->buf, size, r->peer, raddr, r->rkey),
+                 fi_inject_write(r->ep, lbuf, size, r->peer, raddr, r->rkey),
                  "fi_inject_write");
     } else {
         RFI_POST(r, rc,
-                 fi_write(r->ep, r->buf, size, r->desc, r->peer, raddr,
+                 fi_write(r->ep, lbuf, size, r->desc, r->peer, raddr,
                           r->rkey, NULL),
                  "fi_write");
     }
@@ -286,12 +295,12 @@ static inline int rfi_put(rfi_t *r, size_t size)
     return 0;
 }
 
-static inline int rfi_get(rfi_t *r, size_t size)
+static inline int rfi_get(rfi_t *r, size_t size, size_t off)
 {
     ssize_t rc;
     RFI_POST(r, rc,
-             fi_read(r->ep, r->buf, size, r->desc, r->peer, r->rbase, r->rkey,
-                     NULL),
+             fi_read(r->ep, r->buf + off, size, r->desc, r->peer,
+                     r->rbase + off, r->rkey, NULL),
              "fi_read");
     if (rc < 0)
         return -1;
@@ -422,9 +431,10 @@ static int rfi_open(rfi_t *r, size_t max_size)
 
     /* Data region plus one page holding the atomic word. */
     long page = sysconf(_SC_PAGESIZE);
-    r->data_len = (max_size + (size_t)page - 1) & ~((size_t)page - 1);
-    if (r->data_len == 0)
-        r->data_len = (size_t)page;
+    r->slot_len = (max_size + (size_t)page - 1) & ~((size_t)page - 1);
+    if (r->slot_len == 0)
+        r->slot_len = (size_t)page;
+    r->data_len = r->slot_len * (size_t)r->opt->bufs;
     r->buf_len = r->data_len + (size_t)page;
     r->buf = mmap(NULL, r->buf_len, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -549,19 +559,19 @@ static int run_once(rfi_t *r, rfi_test_t t, size_t size, long n,
     switch (t) {
     case RFI_PUT_LAT:
         for (long i = 0; i < n; i++)
-            if (rfi_put(r, size) || rfi_quiet_put(r))
+            if (rfi_put(r, size, 0) || rfi_quiet_put(r))
                 return -1;
         return 0;
     case RFI_GET_LAT:
         for (long i = 0; i < n; i++)
-            if (rfi_get(r, size) || rfi_quiet_get(r))
+            if (rfi_get(r, size, 0) || rfi_quiet_get(r))
                 return -1;
         return 0;
     case RFI_PUT_BW:
     case RFI_MSG_RATE:
         for (long i = 0; i < n; i++) {
             for (int j = 0; j < RFI_WINDOW; j++)
-                if (rfi_put(r, size))
+                if (rfi_put(r, size, rfi_slot(r, i * RFI_WINDOW + j)))
                     return -1;
             if (rfi_quiet_put(r))
                 return -1;
@@ -570,7 +580,7 @@ static int run_once(rfi_t *r, rfi_test_t t, size_t size, long n,
     case RFI_GET_BW:
         for (long i = 0; i < n; i++) {
             for (int j = 0; j < RFI_WINDOW; j++)
-                if (rfi_get(r, size))
+                if (rfi_get(r, size, rfi_slot(r, i * RFI_WINDOW + j)))
                     return -1;
             if (rfi_quiet_get(r))
                 return -1;
@@ -693,6 +703,16 @@ static int extra_opt(const char *opt, const char *val, void *ctx)
         o->dc = 1;
         return 1;
     }
+    if (!strcmp(opt, "--bufs") && val) {
+        char *end;
+        long n = strtol(val, &end, 10);
+        if (*end != '\0' || n < 1 || n > 64) {
+            fprintf(stderr, "raw_fi: --bufs wants 1..64, got '%s'\n", val);
+            return -1;
+        }
+        o->bufs = (int)n;
+        return 2;
+    }
     return -1;
 }
 
@@ -791,13 +811,15 @@ done:
 int main(int argc, char **argv)
 {
     static const char usage[] =
-        "<test> [-p provider] [--dc] [-t timeout_s] [harness options]";
+        "<test> [-p provider] [--dc] [--bufs N] [-t timeout_s] [harness options]";
     static const char extra_help[] =
         "  tests: put_lat get_lat put_bw get_bw msg_rate fadd_lat add_lat\n"
         "  -p PROV       libfabric provider (default shm; e.g. \"tcp;ofi_rxm\")\n"
         "  --dc          puts with FI_DELIVERY_COMPLETE (fi_writemsg)\n"
+        "  --bufs N      bandwidth tests: rotate over N buffers on each side\n"
+        "                (the working set of N transfers in flight; default 1)\n"
         "  -t SEC        give up on any wait after SEC seconds (default 60)\n";
-    rfi_opts_t o = {.prov = "shm", .timeout_s = 60.0};
+    rfi_opts_t o = {.prov = "shm", .timeout_s = 60.0, .bufs = 1};
     bench_args_t a;
     bench_args_init(&a, 1, 1u << 20);
 

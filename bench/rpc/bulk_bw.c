@@ -7,7 +7,8 @@
  * their transfers going at once and answers each when its data is in.
  *   bulk_bw [-p PROV] [-n ITERS] [-w WINDOW] [-s BYTES]
  * The client is a singleton SHMEM PE (no launcher needed) so that (c) works;
- * compare with `raw_fi get_bw/put_bw -m 1M:1M` (run_rpc_bench.sh does).
+ * compare with `raw_fi get_bw/put_bw -m 1M:1M --bufs WINDOW`, which moves the
+ * same bytes over the same working set (run_rpc_bench.sh does).
  */
 #include <shmem.h>
 #include <signal.h>
@@ -39,6 +40,7 @@ static void on_term(int s)
 }
 static char *scratch_g;
 static size_t size_g;
+static int window_g = 8;
 static orpc_call_t *pending_g[256];
 static int npending_g, slot_g;
 
@@ -47,7 +49,8 @@ static void h_xfer(orpc_call_t *c, const void *in, size_t n, void *arg)
     int push = arg != NULL;
     orpc_bulk_desc_t d;
     int rc = n < ORPC_BULK_DESC_SIZE ? ORPC_EPROTO : orpc_bulk_decode(c, in, &d);
-    char *buf = scratch_g + (size_t)(slot_g++ % WMAX) * size_g;
+    /* As many server buffers as calls in flight, like the client's. */
+    char *buf = scratch_g + (size_t)(slot_g++ % window_g) * size_g;
     if (rc == ORPC_OK)
         rc = push ? orpc_bulk_iput(c, &d, 0, buf, d.len < size_g ? d.len : size_g)
                   : orpc_bulk_iget(c, &d, 0, buf, d.len < size_g ? d.len : size_g);
@@ -170,8 +173,11 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (window > WMAX)
-        window = WMAX;
+    if (window < 1 || window > WMAX) {
+        fprintf(stderr, "bulk_bw: -w wants 1..%d, got %d\n", WMAX, window);
+        return 2;
+    }
+    window_g = window;
     char dir[] = "/tmp/orpc-bw.XXXXXX";
     if (mkdtemp(dir) == NULL)
         return 1;

@@ -3,18 +3,23 @@
  * Aggregate RPC rate: one server, 1..16 client processes, each keeping a
  * window of small calls in flight, with the server receiving into
  * FI_MULTI_RECV buffers versus one buffer per request.
- *   rpc_rate [-p PROV] [-t SECONDS] [-w WINDOW] [-s BYTES] [-c 1,2,4,8,16] [--csv FILE]
- * Every process is forked from this one before it touches libfabric.
+ *   rpc_rate [-p PROV] [-t SECONDS] [-w WINDOW] [-s BYTES] [-c 1,2,4,8,16] [-r ROUNDS]
+ *            [--csv FILE]
+ * Every process is forked from this one before it touches libfabric. The
+ * two modes alternate, ROUNDS times per client count; the table shows the
+ * medians and the median of the per-round ratios (this machine is noisy).
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "ofishmem_rpc.h"
 
 static double now_s(void)
@@ -59,21 +64,27 @@ static int server_main(const char *prov, int multi, const char *addr_file, const
     rename(tmp, addr_file);
     while (!stop_g)
         orpc_progress(rpc, 1);
-    /* Receive buffers posted again per request: what multi-recv saves. */
+    /* Receive buffers posted again per request (what multi-recv saves), and
+     * the server's CPU time: a cost per call that, unlike the rate, does not
+     * depend on how the scheduler shares the cores among the processes. */
     orpc_stats_t st;
     orpc_stats(rpc, &st);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+                 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
     snprintf(tmp, sizeof(tmp), "%s.stats", addr_file);
     if ((f = fopen(tmp, "w")) != NULL) {
-        fprintf(f, "%llu %llu\n", (unsigned long long)st.requests,
-                (unsigned long long)st.reposts);
+        fprintf(f, "%llu %llu %.6f\n", (unsigned long long)st.requests,
+                (unsigned long long)st.reposts, cpu);
         fclose(f);
     }
     orpc_close(rpc);
     return 0;
 }
 
-static int client_main(const char *addr_file, const char *key_file, double secs, int window,
-                       size_t size, int fd)
+static int client_main(const char *addr_file, const char *key_file, double start, double secs,
+                       int window, size_t size, int fd)
 {
     char addr[ORPC_ADDR_STRLEN], key[700];
     FILE *f = fopen(addr_file, "r");
@@ -93,7 +104,9 @@ static int client_main(const char *addr_file, const char *key_file, double secs,
     for (int i = 0; i < 200; i++) /* warm-up: connection, caches */
         if (orpc_call(rpc, srv, id, in, size, out, size, &got, 10000) != 0)
             return 1;
-    /* Start together: every client waits for the same wall-clock second. */
+    /* Start together: every client measures the same interval. */
+    while (now_s() < start)
+        usleep(1000);
     double t0 = now_s(), end = t0 + secs;
     uint64_t done = 0;
     for (int i = 0; i < window; i++)
@@ -122,9 +135,9 @@ static int client_main(const char *addr_file, const char *key_file, double secs,
 }
 
 /* One measurement: server + n clients; returns calls per second (all clients)
- * and the server's receive-buffer reposts per request. */
+ * the server's receive-buffer reposts per request and its CPU us per request. */
 static double run(const char *prov, int multi, int n, double secs, int window, size_t size,
-                  double *reposts_p)
+                  double *reposts_p, double *cpu_us_p)
 {
     char dir[] = "/tmp/orpc-rate.XXXXXX";
     if (mkdtemp(dir) == NULL)
@@ -141,11 +154,13 @@ static double run(const char *prov, int multi, int n, double secs, int window, s
     if (pipe(fds) != 0)
         return -1;
     pid_t *cl = calloc((size_t)n, sizeof(pid_t));
+    /* Time enough for every client to connect and warm up first. */
+    double start = now_s() + 0.5 + 0.1 * n;
     for (int i = 0; i < n; i++) {
         cl[i] = fork();
         if (cl[i] == 0) {
             close(fds[0]);
-            _exit(client_main(af, kf, secs, window, size, fds[1]));
+            _exit(client_main(af, kf, start, secs, window, size, fds[1]));
         }
     }
     close(fds[1]);
@@ -164,13 +179,15 @@ static double run(const char *prov, int multi, int n, double secs, int window, s
     snprintf(sf, sizeof(sf), "%s.stats", af);
     FILE *f = fopen(sf, "r");
     unsigned long long nreq = 0, nrep = 0;
+    double cpu = 0;
     if (f) {
-        if (fscanf(f, "%llu %llu", &nreq, &nrep) != 2)
+        if (fscanf(f, "%llu %llu %lf", &nreq, &nrep, &cpu) != 3)
             nreq = 0;
         fclose(f);
         unlink(sf);
     }
     *reposts_p = nreq ? (double)nrep / (double)nreq : -1;
+    *cpu_us_p = nreq ? cpu * 1e6 / (double)nreq : -1;
     unlink(af);
     unlink(kf);
     rmdir(dir);
@@ -184,7 +201,7 @@ int main(int argc, char **argv)
     double secs = 2;
     int window = 16;
     size_t size = 8;
-    int counts[16], nc = 0;
+    int counts[16], nc = 0, rounds = 3;
     char list[64] = "1,2,4,8,16";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-p") && i + 1 < argc)
@@ -197,28 +214,47 @@ int main(int argc, char **argv)
             size = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "-c") && i + 1 < argc)
             snprintf(list, sizeof(list), "%s", argv[++i]);
+        else if (!strcmp(argv[i], "-r") && i + 1 < argc)
+            rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
             csv = argv[++i];
         else {
             fprintf(stderr, "usage: %s [-p PROV] [-t SECONDS] [-w WINDOW] [-s BYTES] "
-                            "[-c 1,2,4,8,16] [--csv FILE]\n", argv[0]);
+                            "[-c 1,2,4,8,16] [-r ROUNDS] [--csv FILE]\n", argv[0]);
             return 2;
         }
+    }
+    if (rounds < 1 || rounds > BENCH_MAX_REPS) {
+        fprintf(stderr, "rpc_rate: -r wants 1..%d\n", BENCH_MAX_REPS);
+        return 2;
     }
     for (char *t = strtok(list, ","); t && nc < 16; t = strtok(NULL, ","))
         counts[nc++] = atoi(t);
     signal(SIGPIPE, SIG_IGN);
-    printf("# rpc_rate: provider %s, %zu-byte echo, window %d per client, %.1f s per point\n",
-           prov, size, window, secs);
-    printf("%-8s %18s %18s %8s %14s %14s\n", "clients", "multi-recv (/s)", "one-buffer (/s)",
-           "ratio", "reposts/req mr", "reposts/req 1b");
+    printf("# rpc_rate: provider %s, %zu-byte echo, window %d per client, %.1f s per point, "
+           "median of %d alternating rounds\n", prov, size, window, secs, rounds);
+    printf("%-8s %16s %16s %7s %15s %15s %15s\n", "clients", "multi-recv (/s)",
+           "one-buffer (/s)", "ratio", "srv CPU us/req", "reposts/req mr", "reposts/req 1b");
+    printf("%-8s %16s %16s %7s %15s\n", "", "", "", "", "(mr / 1b)");
     FILE *cf = csv ? fopen(csv, "a") : NULL;
     for (int i = 0; i < nc; i++) {
-        double rm, rc;
-        double m = run(prov, 1, counts[i], secs, window, size, &rm);
-        double c = run(prov, 0, counts[i], secs, window, size, &rc);
-        printf("%-8d %18.0f %18.0f %8.2f %14.5f %14.5f\n", counts[i], m, c, c > 0 ? m / c : 0,
-               rm, rc);
+        double rm = 0, rc = 0, mv[BENCH_MAX_REPS], cv[BENCH_MAX_REPS], qv[BENCH_MAX_REPS];
+        double um[BENCH_MAX_REPS], uc[BENCH_MAX_REPS];
+        for (int k = 0; k < rounds; k++) {
+            mv[k] = run(prov, 1, counts[i], secs, window, size, &rm, &um[k]);
+            cv[k] = run(prov, 0, counts[i], secs, window, size, &rc, &uc[k]);
+            if (mv[k] <= 0 || cv[k] <= 0) {
+                fprintf(stderr, "rpc_rate: a run with %d clients failed\n", counts[i]);
+                return 1;
+            }
+            qv[k] = mv[k] / cv[k];
+        }
+        double m = bench_median(mv, rounds), c = bench_median(cv, rounds);
+        double q = bench_median(qv, rounds);
+        char cpu[40];
+        snprintf(cpu, sizeof(cpu), "%.2f / %.2f", bench_median(um, rounds),
+                 bench_median(uc, rounds));
+        printf("%-8d %16.0f %16.0f %7.2f %15s %15.5f %15.5f\n", counts[i], m, c, q, cpu, rm, rc);
         fflush(stdout);
         if (cf)
             fprintf(cf, "rpc_rate,%s,%d,%.0f,%.0f\n", prov, counts[i], m, c);

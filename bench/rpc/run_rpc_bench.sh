@@ -1,32 +1,63 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# run_rpc_bench.sh [BINDIR] [RAW_FI] [shm|tcp]: the two data-service tables,
-# with raw fi_read/fi_write at 1 MiB (bench/raw_fi) for the bulk ratios.
+# run_rpc_bench.sh [BINDIR] [RAW_FI] [shm|tcp]: the two data-service tables.
+#  1. rpc_rate: multi-recv vs one buffer per request, 1..16 clients.
+#  2. bulk_bw next to raw fi_read/fi_write at 1 MiB over the same working set
+#     (W buffers on each side for a window of W calls: raw_fi --bufs W).
+#     Window 1 is one call at a time (the RPC round trip is not hidden);
+#     window 8 hides it. Raw and ours alternate ROUNDS times; the table shows
+#     medians and the median of the per-round ratios (the machine is noisy).
+# Env: ROUNDS (5), RATE_SECONDS (2; 0 skips the rate table), BW_ITERS (400),
+#      BW_WINDOWS ("1 8"; "" skips the bulk table).
 set -u
 BIN=${1:-$(dirname "$0")}
 RAW=${2:-$BIN/raw_fi}
 case ${3:-shm} in
   shm) PROV=shm ;;
   tcp) PROV="tcp;ofi_rxm"; export FI_TCP_IFACE=lo FI_OFI_RXM_USE_SRX=0 ;;
+  *) echo "run_rpc_bench.sh: provider must be shm or tcp, got '$3'" >&2; exit 2 ;;
 esac
+ROUNDS=${ROUNDS:-5}
 export SHMEM_OFI_PROVIDER=$PROV
-"$BIN/rpc_rate" -p "$PROV" -t "${RATE_SECONDS:-2}"
-[ -x "$BIN/recv_post_cost" ] && "$BIN/recv_post_cost" "$PROV"
-echo
-if [ -x "$RAW" ]; then
-  rg=$("$RAW" get_bw -p "$PROV" -m 1M:1M -r 3 | awk '/^1048576/ {print $2}')
-  rp=$("$RAW" put_bw -p "$PROV" -m 1M:1M -r 3 | awk '/^1048576/ {print $2}')
+if [ "${RATE_SECONDS:-2}" != 0 ]; then
+  "$BIN/rpc_rate" -p "$PROV" -t "${RATE_SECONDS:-2}" -r "$ROUNDS" || exit 1
+  [ -x "$BIN/recv_post_cost" ] && "$BIN/recv_post_cost" "$PROV"
+  echo
 fi
-# Window 1 keeps one client buffer in flight, the working set of raw_fi (one
-# reused buffer); window 8 spreads 8 client + 16 server MiB over the caches.
-for w in ${BW_WINDOWS:-1 8}; do
-  out=$("$BIN/bulk_bw" -p "$PROV" -n "${BW_ITERS:-400}" -w "$w")
-  echo "$out"
-  [ -x "$RAW" ] || continue
-  printf "%-20s %12.0f %12.0f\n" "raw fi_read/fi_write" "$rg" "$rp"
-  echo "$out" | awk -v rg="$rg" -v rp="$rp" -v w="$w" '
-    /^(register each|registration cache|symmetric heap)/ {
-      n = split($0, f, /  +/); g = f[2]; p = f[3];
-      printf "ratio to raw, window %d, %-20s pull %.2f  push %.2f\n", w, f[1] ":", g / rg, p / rp }'
+[ -x "$RAW" ] || { echo "run_rpc_bench.sh: no raw_fi at $RAW: bulk ratios skipped" >&2; RAW=; }
+rows=$(mktemp)
+trap 'rm -f "$rows"' EXIT
+for w in ${BW_WINDOWS-1 8}; do
+  : >"$rows"
+  for ((k = 1; k <= ROUNDS; k++)); do
+    if [ -n "$RAW" ]; then
+      g=$("$RAW" get_bw -p "$PROV" -m 1M:1M --bufs "$w" | awk '/^1048576/ {print $2}')
+      p=$("$RAW" put_bw -p "$PROV" -m 1M:1M --bufs "$w" | awk '/^1048576/ {print $2}')
+      echo "$k|raw fi_read/fi_write|$g|$p" >>"$rows"
+    fi
+    "$BIN/bulk_bw" -p "$PROV" -n "${BW_ITERS:-400}" -w "$w" | awk -v k="$k" '
+      /^(register each|registration cache|symmetric heap)/ {
+        split($0, f, /  +/); printf "%s|%s|%s|%s\n", k, f[1], f[2], f[3] }' >>"$rows" ||
+      exit 1
+  done
+  echo "# bulk_bw: provider $PROV, 1 MiB, window $w, median of $ROUNDS alternating rounds (MB/s)"
+  awk -F'|' '
+    function median(a, n,   i, j, t) {
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+        t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    { mode[$2] = 1; n = ++cnt[$2]; G[$2, n] = $3; P[$2, n] = $4; if ($2 ~ /^raw/) { RG[$1] = $3; RP[$1] = $4 } }
+    END {
+      printf "%-22s %12s %12s %16s %16s\n", "client memory", "pull (get)", "push (put)", "pull/raw", "push/raw"
+      split("raw fi_read/fi_write|register each|registration cache|symmetric heap", order, "|")
+      for (o = 1; o <= 4; o++) {
+        m = order[o]; if (!(m in mode)) continue; n = cnt[m]
+        for (i = 1; i <= n; i++) { g[i] = G[m, i]; p[i] = P[m, i]
+          qg[i] = RG[i] ? G[m, i] / RG[i] : 0; qp[i] = RP[i] ? P[m, i] / RP[i] : 0 }
+        printf "%-22s %12.0f %12.0f", m, median(g, n), median(p, n)
+        if (m ~ /^raw/ || !(1 in RG)) printf "\n"
+        else printf " %16.2f %16.2f\n", median(qg, n), median(qp, n)
+      }
+    }' "$rows"
   echo
 done

@@ -162,13 +162,13 @@ RPC_EXPORT int orpc_bulk_release(orpc_bulk_t *b)
      * may still touch it until its deadline, so keep it until ours. */
     if (b->first_enc_ns && r->last_failed_send_ns >= b->first_enc_ns) {
         uint64_t until = b->start_ns + 2ull * (uint64_t)b->ttl_ms * 1000000ull;
-        unsigned spins = 0;
+        rpc_idle_t idle = RPC_IDLE_INIT;
         SHM_DEBUG(RPC, "bulk %p: a call failed, held until its client deadline", (void *)b->buf);
         while (rpc_now_ns() < until) {
             int n = rpc_harvest(r);
             rpc_unlock(r);
             if (n == 0)
-                rpc_idle(&spins);
+                rpc_idle(&idle);
             rpc_lock(r);
         }
     }
@@ -305,10 +305,10 @@ static int bulk_issue(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off, voi
  */
 int rpc_bulk_wait_locked(orpc_t *r, struct orpc_call *c)
 {
-    unsigned spins = 0;
+    rpc_idle_t idle = RPC_IDLE_INIT;
     while (c->bulk_done < c->bulk_issued) {
         if (rpc_harvest(r) > 0) {
-            spins = 0;
+            rpc_idle_reset(&idle);
             continue;
         }
         if (rpc_now_ns() > c->bulk_deadline + RPC_BULK_GRACE_NS) {
@@ -318,7 +318,7 @@ int rpc_bulk_wait_locked(orpc_t *r, struct orpc_call *c)
             return c->bulk_err = ORPC_EPEER;
         }
         rpc_unlock(r);
-        rpc_idle(&spins);
+        rpc_idle(&idle);
         rpc_lock(r);
     }
     int rc = c->bulk_err;

@@ -66,17 +66,20 @@ RPC_EXPORT uint64_t orpc_id(const char *name)
     return rpc_fnv1a(name);
 }
 
-void rpc_idle(unsigned *spins)
+void rpc_idle(rpc_idle_t *idle)
 {
-    unsigned s = (*spins)++;
-    if (s < 16)
+    if (idle->n++ < 16)
         return;
-    if (s < 200) {
+    uint64_t now = rpc_now_ns();
+    if (idle->since == 0)
+        idle->since = now;
+    uint64_t idle_ns = now - idle->since;
+    if (idle_ns < RPC_IDLE_YIELD_NS) {
         sched_yield();
         return;
     }
     /* Long idle: sleep, longer the longer it lasts (at most 1 ms). */
-    long ns = s < 2000 ? 20000 : s < 10000 ? 200000 : 1000000;
+    long ns = idle_ns < 20000000ull ? 20000 : idle_ns < 200000000ull ? 200000 : 1000000;
     struct timespec ts = {0, ns};
     nanosleep(&ts, NULL);
 }
@@ -689,7 +692,7 @@ static int progress_once(orpc_t *r)
 static void *progress_main(void *arg)
 {
     orpc_t *r = arg;
-    unsigned spins = 0;
+    rpc_idle_t idle = RPC_IDLE_INIT;
     while (!r->thr_stop) {
         /* The provider's own work (e.g. rxm serving a peer's read) runs
          * without our lock, so application calls are not held up by it. */
@@ -698,9 +701,9 @@ static void *progress_main(void *arg)
         int n = progress_once(r);
         rpc_unlock(r);
         if (n)
-            spins = 0;
+            rpc_idle_reset(&idle);
         else
-            rpc_idle(&spins);
+            rpc_idle(&idle);
     }
     return NULL;
 }
@@ -879,7 +882,7 @@ RPC_EXPORT int orpc_close(orpc_t *r)
             }
         }
         uint64_t until = rpc_now_ns() + 1000000000ull;
-        unsigned spins = 0;
+        rpc_idle_t idle = RPC_IDLE_INIT;
         for (;;) {
             int busy = 0;
             for (int i = 0; i < RPC_NCTL; i++)
@@ -891,7 +894,7 @@ RPC_EXPORT int orpc_close(orpc_t *r)
             if (!busy || rpc_now_ns() > until)
                 break;
             if (rpc_harvest(r) == 0)
-                rpc_idle(&spins);
+                rpc_idle(&idle);
         }
         rpc_bulk_fini(r);
         cdt_msg_close(r->ep);
@@ -1078,14 +1081,14 @@ RPC_EXPORT int orpc_progress(orpc_t *r, int timeout_ms)
     if (r == NULL)
         return ORPC_EINVAL;
     uint64_t until = rpc_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
-    unsigned spins = 0;
+    rpc_idle_t idle = RPC_IDLE_INIT;
     for (;;) {
         rpc_lock(r);
         int n = r->ep ? progress_once(r) : 0;
         rpc_unlock(r);
         if (n > 0 || timeout_ms <= 0 || rpc_now_ns() >= until)
             return n;
-        rpc_idle(&spins);
+        rpc_idle(&idle);
     }
 }
 
@@ -1094,7 +1097,7 @@ RPC_EXPORT int orpc_run_queued(orpc_t *r, int max, int timeout_ms)
     if (r == NULL)
         return ORPC_EINVAL;
     uint64_t until = rpc_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
-    unsigned spins = 0;
+    rpc_idle_t idle = RPC_IDLE_INIT;
     int n = 0;
     while (n < max) {
         rpc_lock(r);
@@ -1113,7 +1116,7 @@ RPC_EXPORT int orpc_run_queued(orpc_t *r, int max, int timeout_ms)
         }
         if (n > 0 || timeout_ms <= 0 || rpc_now_ns() >= until)
             break;
-        rpc_idle(&spins);
+        rpc_idle(&idle);
     }
     return n;
 }
@@ -1201,7 +1204,7 @@ RPC_EXPORT int orpc_icall(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in
     rpc_lock(r);
     uint64_t now = rpc_now_ns();
     uint64_t deadline = now + (uint64_t)timeout_ms * 1000000ull;
-    unsigned spins = 0;
+    rpc_idle_t idle = RPC_IDLE_INIT;
     while (r->req_free < 0) {
         /* Every slot in flight: wait for one to come back. */
         if (rpc_harvest(r) == 0) {
@@ -1210,7 +1213,7 @@ RPC_EXPORT int orpc_icall(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in
                 return ORPC_EBUSY;
             }
             rpc_unlock(r);
-            rpc_idle(&spins);
+            rpc_idle(&idle);
             rpc_lock(r);
         }
     }
@@ -1278,10 +1281,10 @@ static int req_timeout(orpc_t *r, struct orpc_req *q)
     if (!q->sent) {
         /* The provider may still read the arguments: wait for the send to end. */
         uint64_t until = rpc_now_ns() + RPC_SEND_PATIENCE_NS / 2;
-        unsigned spins = 0;
+        rpc_idle_t idle = RPC_IDLE_INIT;
         while (!q->sent && rpc_now_ns() < until)
             if (rpc_harvest(r) == 0)
-                rpc_idle(&spins);
+                rpc_idle(&idle);
     }
     if (q->sent)
         req_free(r, q);
@@ -1317,7 +1320,7 @@ RPC_EXPORT int orpc_wait(orpc_req_t *q, size_t *out_len_p)
     if (q == NULL || q->state != RPC_REQ_ACTIVE)
         return ORPC_EINVAL;
     orpc_t *r = q->rpc;
-    unsigned spins = 0;
+    rpc_idle_t idle = RPC_IDLE_INIT;
     for (;;) {
         rpc_lock(r);
         int n = 0;
@@ -1337,9 +1340,9 @@ RPC_EXPORT int orpc_wait(orpc_req_t *q, size_t *out_len_p)
         }
         rpc_unlock(r);
         if (n)
-            spins = 0;
+            rpc_idle_reset(&idle);
         else
-            rpc_idle(&spins);
+            rpc_idle(&idle);
     }
 }
 

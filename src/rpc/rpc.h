@@ -215,8 +215,25 @@ int rpc_rc(shm_status_t st);
 
 /* Reads and handles up to a batch of network events (no handler runs). */
 int rpc_harvest(orpc_t *r);
-/* Waits a little when a poll found nothing: spin, then yield, then sleep. */
-void rpc_idle(unsigned *spins);
+/*
+ * Waits a little when a poll found nothing: spin, then yield for up to
+ * RPC_IDLE_YIELD_NS, then sleep, longer the longer it lasts. The yield phase
+ * is timed, not counted: a transfer that needs this process's progress
+ * (tcp;ofi_rxm moves a server's push into our memory only while we poll)
+ * must not find it asleep; a 20 us nanosleep takes >100 us on a VM.
+ */
+typedef struct rpc_idle {
+    unsigned n;     /* polls that found nothing */
+    uint64_t since; /* when the yield phase began (0: not yet) */
+} rpc_idle_t;
+#define RPC_IDLE_INIT {0, 0}
+#define RPC_IDLE_YIELD_NS 2000000ull
+void rpc_idle(rpc_idle_t *idle);
+static inline void rpc_idle_reset(rpc_idle_t *idle)
+{
+    idle->n = 0;
+    idle->since = 0;
+}
 
 /* Receive pool (pool.c). */
 int rpc_pool_init(orpc_t *r);

@@ -33,14 +33,17 @@ static long pe_errors_g = 0;
 static long pe_checks_g = 0;
 static const char *pe_test_name_g = "?";
 static char pe_step_g[256] = "start";
+static unsigned pe_watchdog_s_g;
 
 static void pe_watchdog_fire(int sig)
 {
     (void)sig;
-    // Only async-signal-safe calls here.
+    // Only async-signal-safe calls here. The limit is on the whole test, so a
+    // slow run (oversubscribed, loaded machine) ends here just like a hang.
     char buf[400];
-    int n = snprintf(buf, sizeof buf, "PE %d: %s: watchdog: no progress, stuck in step: %s\n",
-                     pe_me_g, pe_test_name_g, pe_step_g);
+    int n = snprintf(buf, sizeof buf,
+                     "PE %d: %s: watchdog: not done after %u s (PE_WATCHDOG_S), in step: %s\n",
+                     pe_me_g, pe_test_name_g, pe_watchdog_s_g, pe_step_g);
     if (n > 0)
         (void)!write(STDERR_FILENO, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
     _exit(3);
@@ -52,6 +55,7 @@ static inline void pe_watchdog(unsigned seconds)
     const char *s = getenv("PE_WATCHDOG_S");
     if (s && *s)
         seconds = (unsigned)strtoul(s, NULL, 10);
+    pe_watchdog_s_g = seconds;
     signal(SIGALRM, pe_watchdog_fire);
     alarm(seconds);
 }

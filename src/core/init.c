@@ -37,6 +37,44 @@ static int yield_wanted(const char *mode, int local_pes)
     return local_pes > online_cores();
 }
 
+/*
+ * Settings that must be the same on every PE: the heap's size (collective
+ * allocations land at the same offsets) and SHMEM_DIRECT (it decides how heap
+ * AMOs are done, job-wide; mixed, they would tear). Published before the
+ * init exchange, checked against PE 0's after it: a clear error, not a hang
+ * or a wrong sum.
+ */
+#define JOB_SETTINGS_KEY "shm.job"
+typedef struct job_settings {
+    uint64_t symmetric_size;
+    int32_t direct;
+    int32_t pad;
+} job_settings_t;
+
+static job_settings_t job_settings_mine(void)
+{
+    job_settings_t s = {.symmetric_size = shm_env_g.SYMMETRIC_SIZE,
+                        .direct = shm_env_g.DIRECT ? 1 : 0};
+    return s;
+}
+
+static void job_settings_check(void)
+{
+    job_settings_t mine = job_settings_mine(), pe0;
+    if (shm_state_g.me == 0)
+        return;
+    if (shm_rt_get(0, JOB_SETTINGS_KEY, &pe0, sizeof(pe0)) != SHM_OK)
+        shm_fatal("cannot read PE 0's job settings from the launcher (PMIx)");
+    if (mine.symmetric_size != pe0.symmetric_size)
+        shm_fatal("SHMEM_SYMMETRIC_SIZE is %llu bytes on PE %d but %llu on PE 0: it must be "
+                  "the same on every PE",
+                  (unsigned long long)mine.symmetric_size, shm_state_g.me,
+                  (unsigned long long)pe0.symmetric_size);
+    if (mine.direct != pe0.direct)
+        shm_fatal("SHMEM_DIRECT is %d on PE %d but %d on PE 0: it must be the same on every PE",
+                  mine.direct, shm_state_g.me, pe0.direct);
+}
+
 static int init_depth;
 
 /*
@@ -140,8 +178,12 @@ void shm_core_init(int requested)
     if ((st = cdt_ctx_init(&shm_ctx_default_g.cdt, ctx_flags)) != SHM_OK)
         shm_fatal("default context: %s", shm_status_str(st));
     shm_ctx_default_g.is_default = 1;
+    job_settings_t js = job_settings_mine();
+    if (shm_rt_put(JOB_SETTINGS_KEY, &js, sizeof(js)) != SHM_OK)
+        shm_fatal("cannot publish this PE's job settings to the launcher (PMIx)");
     if ((st = cdt_connect()) != SHM_OK)
         shm_fatal("address exchange failed: %s", shm_status_str(st));
+    job_settings_check();
     /* The exchange was a fence: every local PE's heap object exists now. */
     if (direct && (st = shm_heap_shared_map_peers(shm_rt_g.nspace, shm_rt_g.rank, shm_rt_g.size,
                                                   shm_rt_g.local_peers,

@@ -110,6 +110,20 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "";
     static long src[64];
 
+    // Job-wide settings that differ on one PE (PE 1: its launcher-given rank).
+    const char *rank = getenv("PMIX_RANK");
+    if (rank && strcmp(rank, "1") == 0) {
+        if (strcmp(mode, "mixed_direct") == 0)
+            setenv("SHMEM_DIRECT", "0", 1);
+        else if (strcmp(mode, "mixed_heap_size") == 0)
+            setenv("SHMEM_SYMMETRIC_SIZE", "64M", 1);
+    }
+    if (strncmp(mode, "mixed_", 6) == 0) {
+        shmem_init();
+        fprintf(stderr, "PE %d: shmem_init accepted a setting that differs between PEs\n",
+                shmem_my_pe());
+        return 1;
+    }
     if (strcmp(mode, "before_init") == 0) {
         static long x;
         shmem_long_p(&x, 1, 0);

@@ -58,3 +58,36 @@ expect_ok() {
 expect_line() {
     grep -Eq -- "$3" "$2" || { cat "$2" >&2; fail "$1: no line matching '$3'"; }
 }
+
+# Two "hosts" for the multi-host tests: network namespaces $1 and $2 joined by
+# a veth pair whose ends are both named osh0, with 10.213.0.1 and .2 (they
+# exist only inside the namespaces), and lo up in each. Skips where
+# namespaces cannot be made; fails on anything after that.
+two_hosts_up() {
+    local nsa=$1 nsb=$2 a=oshA$$ b=oshB$$
+    ip netns add "$nsa" || skip "cannot create network namespaces here (ip netns add failed)"
+    ip netns add "$nsb" || fail "cannot create a second network namespace"
+    ip link add "$a" type veth peer name "$b" || fail "cannot create a veth pair"
+    ip link set "$a" netns "$nsa" && ip link set "$b" netns "$nsb" ||
+        fail "cannot move the veth ends into the namespaces"
+    local ns dev n
+    for n in 1 2; do
+        ns=$nsa dev=$a
+        [ $n = 2 ] && ns=$nsb dev=$b
+        ip -n "$ns" link set "$dev" name osh0 && ip -n "$ns" addr add "10.213.0.$n/24" dev osh0 &&
+            ip -n "$ns" link set osh0 up && ip -n "$ns" link set lo up ||
+            fail "cannot configure $ns"
+    done
+    ip -n "$nsa" route get 10.213.0.2 | grep -q "dev osh0" ||
+        fail "hosta has no route to hostb over the veth pair"
+}
+
+# For the EXIT trap: whatever still runs in the namespaces was started by the
+# test; it goes, then the namespaces (and with them the veth pair).
+two_hosts_down() {
+    local ns p
+    for ns in "$@"; do
+        for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+        ip netns del "$ns" 2>/dev/null
+    done
+}

@@ -24,37 +24,19 @@ NETNS_ETC_MADE=""
 [ -d /etc/netns ] || NETNS_ETC_MADE=1
 cleanup() {
     reap_jobs
-    local ns p
-    for ns in "$NSA" "$NSB"; do
-        # Anything still running in a namespace of ours was started by us.
-        for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-        ip netns del "$ns" 2>/dev/null
-        rm -rf "/etc/netns/$ns"
-    done
+    two_hosts_down "$NSA" "$NSB"
+    rm -rf "/etc/netns/$NSA" "/etc/netns/$NSB"
     [ -n "$NETNS_ETC_MADE" ] && rmdir /etc/netns 2>/dev/null
     rm -rf "$W"
 }
 trap cleanup EXIT
 
-ip netns add "$NSA" || skip "cannot create network namespaces here (ip netns add failed)"
-ip netns add "$NSB" || fail "cannot create a second network namespace"
-ip link add "oshA$$" type veth peer name "oshB$$" || fail "cannot create a veth pair"
-ip link set "oshA$$" netns "$NSA" && ip link set "oshB$$" netns "$NSB" ||
-    fail "cannot move the veth ends into the namespaces"
-n=1
+two_hosts_up "$NSA" "$NSB"
 for ns in "$NSA" "$NSB"; do
-    dev=$([ "$ns" = "$NSA" ] && echo "oshA$$" || echo "oshB$$")
-    ip -n "$ns" link set "$dev" name osh0 &&
-        ip -n "$ns" addr add "10.213.0.$n/24" dev osh0 &&
-        ip -n "$ns" link set osh0 up && ip -n "$ns" link set lo up ||
-        fail "cannot configure $ns"
     # `ip netns exec` shows /etc/netns/<ns>/hosts as /etc/hosts in there.
     mkdir -p "/etc/netns/$ns"
     printf '127.0.0.1 localhost\n10.213.0.1 hosta\n10.213.0.2 hostb\n' >"/etc/netns/$ns/hosts"
-    n=$((n + 1))
 done
-ip -n "$NSA" route get 10.213.0.2 | grep -q "dev osh0" ||
-    fail "hosta has no route to hostb over the veth pair"
 
 # Open MPI's rsh agent: "agent [options] HOST COMMAND...". Start the daemon
 # in HOST's namespace, under HOST's name.

@@ -5,6 +5,16 @@
 
 DAEMONS=()
 
+# Skips the test where Slurm, munge or Slurm's PMIx plugin is not installed.
+need_slurm() {
+    need srun slurm-client
+    need slurmctld slurmctld
+    need slurmd slurmd
+    need munged munge
+    ls /usr/lib/*/slurm*/mpi_pmix.so >/dev/null 2>&1 ||
+        skip "Slurm's mpi_pmix plugin not found (Debian package slurm-wlm-basic-plugins)"
+}
+
 # stop_daemons: TERM every daemon, 2 s to go, then KILL; reaps them.
 stop_daemons() {
     local pid

@@ -11,13 +11,8 @@
 source "$(dirname "$0")/common.sh"
 source "$(dirname "$0")/slurm_cluster.sh"
 CASE=$1
-need srun slurm-client
-need slurmctld slurmctld
-need slurmd slurmd
-need munged munge
+need_slurm
 need nsenter util-linux
-ls /usr/lib/*/slurm*/mpi_pmix.so >/dev/null 2>&1 ||
-    skip "Slurm's mpi_pmix plugin not found (Debian package slurm-wlm-basic-plugins)"
 [ "$(id -u)" -eq 0 ] || skip "network namespaces and a throw-away Slurm cluster need root"
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/launchers_slurm_mh.XXXXXX") || exit 1
@@ -27,28 +22,12 @@ NSB=oshs-$$-b
 cleanup() {
     reap_jobs
     stop_daemons
-    local p ns
-    for ns in "$NSA" "$NSB"; do
-        for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-        ip netns del "$ns" 2>/dev/null
-    done
+    two_hosts_down "$NSA" "$NSB"
     rm -rf "$W"
 }
 trap cleanup EXIT
 
-ip netns add "$NSA" || skip "cannot create network namespaces here (ip netns add failed)"
-ip netns add "$NSB" || fail "cannot create a second network namespace"
-ip link add "oshA$$" type veth peer name "oshB$$" || fail "cannot create a veth pair"
-ip link set "oshA$$" netns "$NSA" && ip link set "oshB$$" netns "$NSB" ||
-    fail "cannot move the veth ends into the namespaces"
-for h in a b; do
-    ns=$NSA dev=oshA$$ n=1
-    [ $h = b ] && ns=$NSB dev=oshB$$ n=2
-    if ! { ip -n "$ns" link set "$dev" name osh0 && ip -n "$ns" addr add "10.213.0.$n/24" dev osh0 &&
-           ip -n "$ns" link set osh0 up && ip -n "$ns" link set lo up; }; then
-        fail "cannot configure $ns"
-    fi
-done
+two_hosts_up "$NSA" "$NSB"
 
 # In host X: nsenter keeps /sys (slurmd needs the real cgroup mounts), only
 # the network namespace changes; unshare -u gives the host its own name.

@@ -11,12 +11,7 @@
 source "$(dirname "$0")/common.sh"
 source "$(dirname "$0")/slurm_cluster.sh"
 CASE=$1
-need srun slurm-client
-need slurmctld slurmctld
-need slurmd slurmd
-need munged munge
-[ -e /usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix.so ] || ls /usr/lib/*/slurm*/mpi_pmix.so \
-    >/dev/null 2>&1 || skip "Slurm's mpi_pmix plugin not found (Debian package slurm-wlm-basic-plugins)"
+need_slurm
 [ "$(id -u)" -eq 0 ] || skip "a throw-away Slurm cluster needs root (SlurmUser=root)"
 in_loopback_netns "$@"
 

@@ -4,12 +4,17 @@
  * window of small calls in flight, with the server receiving into
  * FI_MULTI_RECV buffers versus one buffer per request.
  *   rpc_rate [-p PROV] [-t SECONDS] [-w WINDOW] [-s BYTES] [-c 1,2,4,8,16] [-r ROUNDS]
- *            [--csv FILE]
+ *            [--pin] [--csv FILE]
+ * --pin gives the server CPU 0 to itself and the clients the other CPUs, as
+ * a service with a dedicated core would run; without it the scheduler
+ * shares every core among all processes.
  * Every process is forked from this one before it touches libfabric. The
  * two modes alternate, ROUNDS times per client count; the table shows the
  * medians and the median of the per-round ratios (this machine is noisy).
  */
+#define _GNU_SOURCE /* sched_setaffinity */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +45,23 @@ static void h_echo(orpc_call_t *c, const void *in, size_t n, void *arg)
 {
     (void)arg;
     orpc_respond(c, 0, in, n);
+}
+
+/* --pin: the server alone on CPU 0, the clients on the other CPUs. */
+static int pin_g;
+static void pin_to(int cpu)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpu < 0) { /* a client: every CPU but 0 */
+        for (long c = n > 1 ? 1 : 0; c < n; c++)
+            CPU_SET((int)c, &set);
+    } else {
+        CPU_SET(cpu, &set);
+    }
+    if (sched_setaffinity(0, sizeof(set), &set) != 0)
+        perror("rpc_rate: sched_setaffinity");
 }
 
 static int server_main(const char *prov, int multi, const char *addr_file, const char *key_file)
@@ -146,8 +168,11 @@ static double run(const char *prov, int multi, int n, double secs, int window, s
     snprintf(af, sizeof(af), "%s/addr", dir);
     snprintf(kf, sizeof(kf), "%s/key", dir);
     pid_t srv = fork();
-    if (srv == 0)
+    if (srv == 0) {
+        if (pin_g)
+            pin_to(0);
         _exit(server_main(prov, multi, af, kf));
+    }
     for (int i = 0; i < 400 && access(af, R_OK) != 0; i++)
         usleep(10000);
     int fds[2];
@@ -160,6 +185,8 @@ static double run(const char *prov, int multi, int n, double secs, int window, s
         cl[i] = fork();
         if (cl[i] == 0) {
             close(fds[0]);
+            if (pin_g)
+                pin_to(-1);
             _exit(client_main(af, kf, start, secs, window, size, fds[1]));
         }
     }
@@ -216,11 +243,13 @@ int main(int argc, char **argv)
             snprintf(list, sizeof(list), "%s", argv[++i]);
         else if (!strcmp(argv[i], "-r") && i + 1 < argc)
             rounds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--pin"))
+            pin_g = 1;
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
             csv = argv[++i];
         else {
             fprintf(stderr, "usage: %s [-p PROV] [-t SECONDS] [-w WINDOW] [-s BYTES] "
-                            "[-c 1,2,4,8,16] [-r ROUNDS] [--csv FILE]\n", argv[0]);
+                            "[-c 1,2,4,8,16] [-r ROUNDS] [--pin] [--csv FILE]\n", argv[0]);
             return 2;
         }
     }

@@ -8,7 +8,8 @@
 #     window 8 hides it. Raw and ours alternate ROUNDS times; the table shows
 #     medians and the median of the per-round ratios (the machine is noisy).
 # Env: ROUNDS (5), RATE_SECONDS (2; 0 skips the rate table), BW_ITERS (400),
-#      BW_WINDOWS ("1 8"; "" skips the bulk table).
+#      BW_WINDOWS ("1 8"; "" skips the bulk table), PIN=1 (rate table with
+#      the server alone on CPU 0: rpc_rate --pin).
 set -u
 BIN=${1:-$(dirname "$0")}
 RAW=${2:-$BIN/raw_fi}
@@ -20,7 +21,9 @@ esac
 ROUNDS=${ROUNDS:-5}
 export SHMEM_OFI_PROVIDER=$PROV
 if [ "${RATE_SECONDS:-2}" != 0 ]; then
-  "$BIN/rpc_rate" -p "$PROV" -t "${RATE_SECONDS:-2}" -r "$ROUNDS" || exit 1
+  pin=()
+  [ "${PIN:-0}" = 1 ] && pin=(--pin)
+  "$BIN/rpc_rate" -p "$PROV" -t "${RATE_SECONDS:-2}" -r "$ROUNDS" "${pin[@]}" || exit 1
   [ -x "$BIN/recv_post_cost" ] && "$BIN/recv_post_cost" "$PROV"
   echo
 fi

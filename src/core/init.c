@@ -42,7 +42,9 @@ static int yield_wanted(const char *mode, int local_pes)
  * allocations land at the same offsets) and SHMEM_DIRECT (it decides how heap
  * AMOs are done, job-wide; mixed, they would tear). Published before the
  * init exchange, checked against PE 0's after it: a clear error, not a hang
- * or a wrong sum.
+ * or a wrong sum. The PE whose settings differ from PE 0's reports; a PE that
+ * agrees but would map a differing same-host peer's heap waits for that
+ * report to end the job, so the job ends with one message, not several.
  */
 #define JOB_SETTINGS_KEY "shm.job"
 typedef struct job_settings {
@@ -58,13 +60,44 @@ static job_settings_t job_settings_mine(void)
     return s;
 }
 
-static void job_settings_check(void)
+static int job_settings_equal(const job_settings_t *a, const job_settings_t *b)
 {
-    job_settings_t mine = job_settings_mine(), pe0;
+    return a->symmetric_size == b->symmetric_size && a->direct == b->direct;
+}
+
+static job_settings_t job_settings_of(int pe)
+{
+    job_settings_t s;
+    if (shm_rt_get(pe, JOB_SETTINGS_KEY, &s, sizeof(s)) != SHM_OK)
+        shm_fatal("cannot read PE %d's job settings from the launcher (PMIx)", pe);
+    return s;
+}
+
+/* Before mapping the same-host heaps: every local peer agrees with PE 0? */
+static void job_settings_wait_local(const job_settings_t *pe0)
+{
+    for (int i = 0; i < shm_rt_g.local_size; i++) {
+        int pe = shm_rt_g.local_peers[i];
+        if (pe == shm_state_g.me || pe == 0)
+            continue;
+        job_settings_t s = job_settings_of(pe);
+        if (job_settings_equal(&s, pe0))
+            continue;
+        /* PE pe reports it and ends the job; give it ample time. */
+        for (int ms = 0; ms < 30000; ms += 10)
+            usleep(10000);
+        shm_fatal("PE %d's SHMEM_DIRECT or SHMEM_SYMMETRIC_SIZE differs from PE 0's and it did "
+                  "not end the job",
+                  pe);
+    }
+}
+
+static job_settings_t job_settings_check(void)
+{
+    job_settings_t mine = job_settings_mine();
     if (shm_state_g.me == 0)
-        return;
-    if (shm_rt_get(0, JOB_SETTINGS_KEY, &pe0, sizeof(pe0)) != SHM_OK)
-        shm_fatal("cannot read PE 0's job settings from the launcher (PMIx)");
+        return mine;
+    job_settings_t pe0 = job_settings_of(0);
     if (mine.symmetric_size != pe0.symmetric_size)
         shm_fatal("SHMEM_SYMMETRIC_SIZE is %llu bytes on PE %d but %llu on PE 0: it must be "
                   "the same on every PE",
@@ -73,6 +106,7 @@ static void job_settings_check(void)
     if (mine.direct != pe0.direct)
         shm_fatal("SHMEM_DIRECT is %d on PE %d but %d on PE 0: it must be the same on every PE",
                   mine.direct, shm_state_g.me, pe0.direct);
+    return pe0;
 }
 
 static int init_depth;
@@ -183,7 +217,9 @@ void shm_core_init(int requested)
         shm_fatal("cannot publish this PE's job settings to the launcher (PMIx)");
     if ((st = cdt_connect()) != SHM_OK)
         shm_fatal("address exchange failed: %s", shm_status_str(st));
-    job_settings_check();
+    job_settings_t pe0 = job_settings_check();
+    if (direct)
+        job_settings_wait_local(&pe0);
     /* The exchange was a fence: every local PE's heap object exists now. */
     if (direct && (st = shm_heap_shared_map_peers(shm_rt_g.nspace, shm_rt_g.rank, shm_rt_g.size,
                                                   shm_rt_g.local_peers,

@@ -370,6 +370,23 @@ static void rt_log_layout(void)
               rt_evhdlr_up ? "" : rt_evhdlr_err ? PMIx_Error_string(rt_evhdlr_err) : "no launcher");
 }
 
+/*
+ * A fence that failed because a participant left it (it aborted or died:
+ * PMIX_ERR_PARTIAL_SUCCESS) means the launcher is ending the job and will
+ * say why; a second message from every survivor would bury that one. Wait
+ * for the launcher quietly, then report after all if it has not acted.
+ */
+static shm_status_t rt_fence_failed(const char *what, pmix_status_t rc)
+{
+    if (rc == PMIX_ERR_PARTIAL_SUCCESS) {
+        SHM_DEBUG(RT, "%s: a PE left the fence; waiting for the launcher to end the job", what);
+        for (int ms = 0; ms < 10000; ms += 10)
+            usleep(10000);
+    }
+    shm_error("%s: %s", what, PMIx_Error_string(rc));
+    return SHM_ERR_RUNTIME;
+}
+
 shm_status_t shm_rt_exchange(void)
 {
     rt_log_layout();
@@ -385,10 +402,8 @@ shm_status_t shm_rt_exchange(void)
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
     rc = PMIx_Fence(NULL, 0, &info, 1);
     PMIX_INFO_DESTRUCT(&info);
-    if (rc != PMIX_SUCCESS) {
-        shm_error("PMIx_Fence (exchange): %s", PMIx_Error_string(rc));
-        return SHM_ERR_RUNTIME;
-    }
+    if (rc != PMIX_SUCCESS)
+        return rt_fence_failed("PMIx_Fence (exchange)", rc);
     return SHM_OK;
 }
 
@@ -430,10 +445,8 @@ shm_status_t shm_rt_barrier(void)
     if (!rt_pmix_up)
         return SHM_OK;
     pmix_status_t rc = PMIx_Fence(NULL, 0, NULL, 0);
-    if (rc != PMIX_SUCCESS) {
-        shm_error("PMIx_Fence: %s", PMIx_Error_string(rc));
-        return SHM_ERR_RUNTIME;
-    }
+    if (rc != PMIX_SUCCESS)
+        return rt_fence_failed("PMIx_Fence", rc);
     return SHM_OK;
 }
 

@@ -231,47 +231,33 @@ shm_status_t cdt_connect(void)
     if (st != SHM_OK)
         return st;
 
-    char *names = malloc((size_t)n * OFI_NAME_MAX);
-    fi_addr_t *addrs = malloc((size_t)n * sizeof(fi_addr_t));
-    if (names == NULL || addrs == NULL) {
-        st = SHM_ERR_NOMEM;
-        goto out_free;
-    }
-    size_t stride = 0;
+    /*
+     * One insert per PE, in rank order: names need not have one length (shm's
+     * carry the process id, so PEs 999 and 1000 differ by a byte).
+     */
     for (int pe = 0; pe < n; pe++) {
         ofi_card_t c;
         if ((st = shm_rt_get(pe, OFI_KEY, &c, sizeof(c))) != SHM_OK)
-            goto out_free;
-        if (stride == 0)
-            stride = c.namelen;
-        if (c.namelen != stride) {
-            shm_error("PE %d has an endpoint name of %u bytes, PE 0 of %zu: are all PEs on "
-                      "the same provider?", pe, c.namelen, stride);
-            st = SHM_ERR_FABRIC;
-            goto out_free;
+            return st;
+        if (c.namelen == 0 || c.namelen > sizeof(c.name)) {
+            shm_error("PE %d published an endpoint name of %u bytes", pe, c.namelen);
+            return SHM_ERR_PROTO;
         }
-        memcpy(names + (size_t)pe * stride, c.name, stride);
         memcpy(&cdt_ofi_fast_g.rseg[(size_t)pe * SHM_NSEGS], c.seg, sizeof(c.seg));
-    }
-    /* Names are packed back to back at their common length, in rank order. */
-    int rc = fi_av_insert(cdt_ofi_g.av, names, (size_t)n, addrs, 0, NULL);
-    if (rc != n) {
-        shm_error("fi_av_insert of %d peers returned %d (%s)", n, rc,
-                  rc < 0 ? fi_strerror(-rc) : "partial");
-        st = SHM_ERR_FABRIC;
-        goto out_free;
-    }
-    for (int pe = 0; pe < n; pe++)
-        if (addrs[pe] != (fi_addr_t)pe) {
-            shm_error("address vector gave PE %d the address %llu", pe,
-                      (unsigned long long)addrs[pe]);
-            st = SHM_ERR_FABRIC;
-            goto out_free;
+        fi_addr_t fa = FI_ADDR_NOTAVAIL;
+        int rc = fi_av_insert(cdt_ofi_g.av, c.name, 1, &fa, 0, NULL);
+        if (rc != 1) {
+            shm_error("fi_av_insert of PE %d's address (%u bytes) returned %d (%s): are all PEs "
+                      "on the same provider?",
+                      pe, c.namelen, rc, rc < 0 ? fi_strerror(-rc) : "not inserted");
+            return SHM_ERR_FABRIC;
         }
-out_free:
-    free(names);
-    free(addrs);
-    return st;
+        if (fa != (fi_addr_t)pe) {
+            shm_error("address vector gave PE %d the address %llu", pe, (unsigned long long)fa);
+            return SHM_ERR_FABRIC;
+        }
+    }
+    return SHM_OK;
 }
 
 int cdt_wireup(void)

@@ -91,3 +91,20 @@ two_hosts_down() {
         ip netns del "$ns" 2>/dev/null
     done
 }
+
+# expect_two_host_split OUT: 4 PEs, 0 and 2 on hosta, 1 and 3 on hostb, as
+# launcher_probe prints it and as the library's rt debug line
+# (SHMEM_LOG_LEVEL=rt=debug) places each PE: node, and same-host PEs.
+expect_two_host_split() {
+    local out=$1 pe
+    expect_line "host split" "$out" "^host 0: PEs 0 2$"
+    expect_line "host split" "$out" "^host 1: PEs 1 3$"
+    for pe in 0 2; do
+        expect_line "PE $pe placement (library's rt debug line)" "$out" \
+            "\[PE $pe hosta:.*PE $pe of 4 on host hosta \(node 0 of 2\), same-host PEs 0,2"
+    done
+    for pe in 1 3; do
+        expect_line "PE $pe placement (library's rt debug line)" "$out" \
+            "\[PE $pe hostb:.*PE $pe of 4 on host hostb \(node 1 of 2\), same-host PEs 1,3"
+    done
+}

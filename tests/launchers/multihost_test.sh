@@ -74,16 +74,7 @@ probe)
         expect_line "probe" "$W/out" "launcher_probe: passed .*$np PEs"
         expect_line "default provider across hosts" "$W/out" "$np PEs, provider tcp;ofi_rxm"
         if [ "$np" = 4 ]; then
-            expect_line "host split" "$W/out" "^host 0: PEs 0 2$"
-            expect_line "host split" "$W/out" "^host 1: PEs 1 3$"
-            for pe in 0 2; do
-                expect_line "PE $pe placement (library's rt debug line)" "$W/out" \
-                    "\[PE $pe hosta:.*PE $pe of 4 on host hosta \(node 0 of 2\), same-host PEs 0,2"
-            done
-            for pe in 1 3; do
-                expect_line "PE $pe placement (library's rt debug line)" "$W/out" \
-                    "\[PE $pe hostb:.*PE $pe of 4 on host hostb \(node 1 of 2\), same-host PEs 1,3"
-            done
+            expect_two_host_split "$W/out"
         else
             expect_line "host split" "$W/out" "^host 1: PEs 1$"
         fi

@@ -69,16 +69,7 @@ probe)
     expect_ok "probe on 4 PEs over 2 Slurm nodes" "$W/out"
     expect_line "probe" "$W/out" "launcher_probe: passed .*4 PEs"
     expect_line "default provider across hosts" "$W/out" "4 PEs, provider tcp;ofi_rxm"
-    expect_line "host split" "$W/out" "^host 0: PEs 0 2$"
-    expect_line "host split" "$W/out" "^host 1: PEs 1 3$"
-    for pe in 0 2; do
-        expect_line "PE $pe placement" "$W/out" \
-            "\[PE $pe hosta:.*PE $pe of 4 on host hosta \(node 0 of 2\), same-host PEs 0,2"
-    done
-    for pe in 1 3; do
-        expect_line "PE $pe placement" "$W/out" \
-            "\[PE $pe hostb:.*PE $pe of 4 on host hostb \(node 1 of 2\), same-host PEs 1,3"
-    done
+    expect_two_host_split "$W/out"
     ok "srun -N 2 -n 4: SHMEM_TEAM_SHARED per host, tcp;ofi_rxm, direct path only within a host"
     run_job "$W/out" "${ON_HOSTA[@]}" "${SRUN[@]}" -n 4 "$RING"
     expect_ok "hello_ring on 2 Slurm nodes" "$W/out"

@@ -11,21 +11,9 @@
 # Every process it starts is reaped on any exit (by PID).
 set -u
 OSHRUN=$1 SOAK=$2 BIN=$3 SECS=$4 PROV=$5
-case $PROV in
-  shm) PROVIDER=shm ;;
-  tcp) PROVIDER="tcp;ofi_rxm"; export FI_TCP_IFACE=lo SHMEM_DIRECT=0 ;;
-  *) echo "unknown provider $PROV"; exit 2 ;;
-esac
-W=$(mktemp -d "${TMPDIR:-/tmp}/soak.XXXXXX")
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-  sleep 0.2
-  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-  rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+source "$(dirname "$0")/../rpc/procs.sh"
+procs_setup "$PROV" soak
+[ "$PROV" = tcp ] && export SHMEM_DIRECT=0
 fail() { echo "soak FAIL [$PROV]: $*"; exit 1; }
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 client() { timeout 100 "$BIN/rpc_client" "$W/srv.addr" "$W/srv.key" "$@"; }

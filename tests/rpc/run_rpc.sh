@@ -7,21 +7,8 @@ set -u
 BIN=$1
 PROV=$2
 SC=$3
-case $PROV in
-  shm) PROVIDER=shm ;;
-  tcp) PROVIDER="tcp;ofi_rxm"; export FI_TCP_IFACE=lo ;;
-  *) echo "unknown provider $PROV"; exit 2 ;;
-esac
-W=$(mktemp -d "${TMPDIR:-/tmp}/orpc-test.XXXXXX")
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-  sleep 0.2
-  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-  rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+source "$(dirname "$0")/procs.sh"
+procs_setup "$PROV" orpc-test
 
 fail() { echo "FAIL [$PROV/$SC]: $*"; [ -f "$W/server.log" ] && tail -5 "$W/server.log"; exit 1; }
 

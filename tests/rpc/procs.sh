@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
+# Sourced by the RPC drivers (tests/rpc/run_rpc.sh, tests/reliability/soak.sh).
+# procs_setup PROV NAME: PROVIDER from shm|tcp (tcp;ofi_rxm on loopback), a
+# work dir W (mktemp NAME.XXXXXX), and an EXIT trap that stops every PID the
+# caller adds to PIDS (only those: TERM, then KILL, then reaped) and removes W.
+procs_setup() {
+    case $1 in
+      shm) PROVIDER=shm ;;
+      tcp) PROVIDER="tcp;ofi_rxm"; export FI_TCP_IFACE=lo ;;
+      *) echo "unknown provider $1"; exit 2 ;;
+    esac
+    W=$(mktemp -d "${TMPDIR:-/tmp}/$2.XXXXXX") || exit 1
+    PIDS=()
+    trap procs_cleanup EXIT
+    trap 'exit 1' INT TERM
+}
+
+procs_cleanup() {
+    local p
+    for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    sleep 0.2
+    for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+    rm -rf "$W"
+}

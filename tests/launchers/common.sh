@@ -108,3 +108,20 @@ expect_two_host_split() {
             "\[PE $pe hostb:.*PE $pe of 4 on host hostb \(node 1 of 2\), same-host PEs 1,3"
     done
 }
+
+# expect_death_ends_job OUT START MAX: the job in which PE 1 was SIGKILLed
+# (pe_pe_dies, the others in a barrier; RC from run_job, START its date +%s)
+# ended with a non-zero status within MAX seconds, with no barrier returning
+# and without the PEs' watchdog. Sets TOOK.
+expect_death_ends_job() {
+    local out=$1
+    TOOK=$(($(date +%s) - $2))
+    [ "$RC" -ne 0 ] || { cat "$out" >&2; fail "the job with a dead PE exited 0"; }
+    if grep -q "returned although PE 1 is dead" "$out"; then
+        cat "$out" >&2
+        fail "a barrier returned with PE 1 dead"
+    fi
+    [ "$TOOK" -lt "$3" ] || { cat "$out" >&2; fail "the job took ${TOOK}s to end after PE 1 died"; }
+    grep -q "watchdog" "$out" && { cat "$out" >&2; fail "the PEs hung until their watchdog"; }
+    return 0
+}

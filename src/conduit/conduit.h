@@ -91,6 +91,7 @@ typedef struct {
     const char *provider; /**< NULL/"": the PE's if this process is one, else FI_PROVIDER, else "shm" */
     int thread_safe;      /**< several threads call in at once */
     size_t cq_size;       /**< 0: default */
+    int wait_fd;          /**< open the CQ with a wait object where the provider has one */
 } cdt_msg_cfg_t;
 
 /**

@@ -37,6 +37,18 @@ static int yield_wanted(const char *mode, int local_pes)
     return local_pes > online_cores();
 }
 
+/* SHMEM_PROGRESS_THREAD: on, off, or auto (on when there are peers to serve). */
+static int progress_wanted(const char *mode, int npes)
+{
+    if (strcmp(mode, "on") == 0 || strcmp(mode, "1") == 0 || strcmp(mode, "yes") == 0)
+        return 1;
+    if (strcmp(mode, "off") == 0 || strcmp(mode, "0") == 0 || strcmp(mode, "no") == 0)
+        return 0;
+    if (strcmp(mode, "auto") != 0)
+        shm_fatal("SHMEM_PROGRESS_THREAD='%s' is not valid: expected auto, on or off", mode);
+    return npes > 1;
+}
+
 /*
  * Settings that must be the same on every PE: the heap's size (collective
  * allocations land at the same offsets) and SHMEM_DIRECT (it decides how heap
@@ -185,7 +197,9 @@ void shm_core_init(int requested)
                             shm_rt_g.rank)) != SHM_OK)
         shm_fatal("symmetric heap: %s", shm_status_str(st));
 
-    int thread_safe = requested == SHMEM_THREAD_MULTIPLE || shm_env_g.PROGRESS_THREAD;
+    int progress = progress_wanted(shm_env_g.PROGRESS_THREAD, shm_rt_g.size);
+    /* The progress thread drives the default endpoint beside the PE's own calls. */
+    int thread_safe = requested == SHMEM_THREAD_MULTIPLE || progress;
     cdt_config_t cfg = {
         .rank = shm_rt_g.rank,
         .size = shm_rt_g.size,
@@ -198,7 +212,7 @@ void shm_core_init(int requested)
         .bounce_size = shm_env_g.BOUNCE_SIZE,
         .bounce_buffers = shm_env_g.BOUNCE_BUFFERS,
         .fragment_size = shm_env_g.FRAGMENT_SIZE,
-        .progress_thread = shm_env_g.PROGRESS_THREAD,
+        .progress_thread = progress,
         .progress_interval_us = shm_env_g.PROGRESS_INTERVAL,
         .yield = yield_wanted(shm_env_g.YIELD, shm_rt_g.local_size),
     };

@@ -163,7 +163,18 @@ shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
     OFI_CHECK(fi_endpoint(cdt_ofi_g.domain, cdt_ofi_g.info, &ctx->ep, NULL), "fi_endpoint");
     OFI_CHECK(fi_cntr_open(cdt_ofi_g.domain, &cattr, &ctx->put_cntr, NULL), "fi_cntr_open");
     OFI_CHECK(fi_cntr_open(cdt_ofi_g.domain, &cattr, &ctx->get_cntr, NULL), "fi_cntr_open");
-    OFI_CHECK(fi_cq_open(cdt_ofi_g.domain, &qattr, &ctx->cq, NULL), "fi_cq_open");
+    /* The default context's CQ is what a progress thread sleeps on, where
+     * the provider has a wait object (tcp, sockets; shm has none). */
+    int is_dflt = cdt_ofi_g.dflt == NULL;
+    if (is_dflt && cdt_ofi_g.cfg.progress_thread) {
+        qattr.wait_obj = FI_WAIT_FD;
+        if (fi_cq_open(cdt_ofi_g.domain, &qattr, &ctx->cq, NULL) == 0)
+            cdt_ofi_g.dflt_wait_fd = 1;
+        else
+            qattr.wait_obj = FI_WAIT_NONE;
+    }
+    if (ctx->cq == NULL)
+        OFI_CHECK(fi_cq_open(cdt_ofi_g.domain, &qattr, &ctx->cq, NULL), "fi_cq_open");
     OFI_CHECK(fi_ep_bind(ctx->ep, &cdt_ofi_g.av->fid, 0), "fi_ep_bind(av)");
     OFI_CHECK(fi_ep_bind(ctx->ep, &ctx->put_cntr->fid, FI_WRITE), "fi_ep_bind(put counter)");
     OFI_CHECK(fi_ep_bind(ctx->ep, &ctx->get_cntr->fid, FI_READ), "fi_ep_bind(get counter)");
@@ -274,54 +285,6 @@ int cdt_wireup(void)
     return 1;
 }
 
-void cdt_progress(void)
-{
-    cdt_ctx_t *d = cdt_ofi_g.dflt;
-    if (d)
-        fi_cq_read(d->cq, NULL, 0);
-    if (shm_unlikely(cdt_ofi_amo_g.am_on))
-        cdt_ofi_amo_am_progress(); /* atomics by active message: serve and collect */
-}
-
-void cdt_poll_idle(void)
-{
-    cdt_progress();
-    if (cdt_ofi_fast_g.yield)
-        sched_yield();
-}
-
-static void *progress_main(void *arg)
-{
-    (void)arg;
-    struct timespec ts = {.tv_sec = 0,
-                          .tv_nsec = cdt_ofi_g.cfg.progress_interval_us * 1000L};
-    while (!cdt_ofi_g.progress_stop) {
-        cdt_progress();
-        nanosleep(&ts, NULL);
-    }
-    return NULL;
-}
-
-shm_status_t cdt_progress_thread_start(void)
-{
-    if (!cdt_ofi_g.cfg.progress_thread)
-        return SHM_OK;
-    cdt_ofi_g.progress_stop = 0;
-    if (pthread_create(&cdt_ofi_g.progress_tid, NULL, progress_main, NULL) != 0)
-        return SHM_ERR_NOMEM;
-    cdt_ofi_g.progress_running = 1;
-    return SHM_OK;
-}
-
-void cdt_progress_thread_stop(void)
-{
-    if (cdt_ofi_g.progress_running) {
-        cdt_ofi_g.progress_stop = 1;
-        pthread_join(cdt_ofi_g.progress_tid, NULL);
-        cdt_ofi_g.progress_running = 0;
-    }
-}
-
 void cdt_fini(void)
 {
     cdt_progress_thread_stop();
@@ -360,7 +323,7 @@ void cdt_info_print(FILE *f)
     fprintf(f, "  inject <= %zu B (provider %zu), bounce <= %zu B x %ld, fragments of %zu B\n",
             cdt_ofi_fast_g.inject_size, c->inject_size, cdt_ofi_fast_g.bounce_size,
             cdt_ofi_g.cfg.bounce_buffers, cdt_ofi_fast_g.frag_size);
-    fprintf(f, "  progress thread %s, yield while polling %s\n",
-            cdt_ofi_g.progress_running ? "on" : "off", cdt_ofi_fast_g.yield ? "on" : "off");
+    fprintf(f, "  progress thread %s, yield while polling %s\n", cdt_ofi_progress_describe(),
+            cdt_ofi_fast_g.yield ? "on" : "off");
     cdt_ofi_amo_info_print(f);
 }

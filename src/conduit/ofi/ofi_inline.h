@@ -14,6 +14,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 #include <string.h>
+#include <time.h>
 
 #include "conduit/ofi/ofi_plan.h"
 #include "core/status.h"
@@ -39,6 +40,11 @@ typedef struct {
     size_t bounce_size;
     size_t frag_size;
     int yield;
+    /* Waking same-host targets whose progress thread sleeps with no wait
+     * object to wake it (ofi_progress.c): on when kick_idx is set. */
+    uint16_t *kick_idx;         /* [pe]: 1 + index among this host's PEs, 0: not kicked */
+    uint64_t *kick_last;        /* [pe]: when we last woke it (ns) */
+    uint64_t kick_ns;           /* wake a peer at most this often */
 } cdt_ofi_fast_t;
 
 extern cdt_ofi_fast_t cdt_ofi_fast_g;
@@ -54,6 +60,7 @@ struct cdt_ctx {
     char *bounce;                  /* bounce_n slots of bounce_size */
     unsigned bounce_next, bounce_n;
     unsigned flags;
+    uint64_t kick_mask;            /* same-host targets (index % 64) since the last quiet */
 };
 
 /* Out of line (ofi_rma.c). */
@@ -65,6 +72,37 @@ void cdt_ofi_inject_retry(cdt_ctx_t *ctx, ssize_t rc, uint64_t raddr, uint64_t k
                           const void *src, size_t bytes, int pe);
 void cdt_ofi_wait_puts(cdt_ctx_t *ctx);
 void cdt_ofi_wait_gets(cdt_ctx_t *ctx);
+void cdt_ofi_kick_slow(int pe, uint64_t now);
+
+static inline uint64_t cdt_ofi_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * After an operation that the target must drive (shm applies injected puts
+ * and atomics in the target's progress): wake the target's progress thread
+ * unless we did so less than kick_ns ago, when it is still polling. Costs a
+ * clock read on those paths only; nothing where the provider has a wait
+ * object or the peer is on another host.
+ */
+static inline void cdt_ofi_kick(cdt_ctx_t *ctx, int pe)
+{
+    if (shm_likely(cdt_ofi_fast_g.kick_idx == NULL))
+        return;
+    unsigned li = cdt_ofi_fast_g.kick_idx[pe];
+    if (li == 0)
+        return;
+    uint64_t bit = 1ull << (li % 64);
+    if (!(__atomic_load_n(&ctx->kick_mask, __ATOMIC_RELAXED) & bit))
+        __atomic_fetch_or(&ctx->kick_mask, bit, __ATOMIC_RELAXED);
+    uint64_t t = cdt_ofi_now_ns();
+    if (t - __atomic_load_n(&cdt_ofi_fast_g.kick_last[pe], __ATOMIC_RELAXED) >=
+        cdt_ofi_fast_g.kick_ns)
+        cdt_ofi_kick_slow(pe, t);
+}
 
 #define CDT_OFI_OPCTX(op, pe) ((void *)(((uintptr_t)(op) << 32) | (uint32_t)(pe)))
 
@@ -84,6 +122,7 @@ static inline void cdt_ofi_put(cdt_ctx_t *ctx, int seg, size_t off, const void *
         if (shm_unlikely(rc != 0))
             cdt_ofi_inject_retry(ctx, rc, r->base + off, r->key, src, bytes, pe);
         cdt_ofi_count(ctx, &ctx->put_issued, 1);
+        cdt_ofi_kick(ctx, pe);
         return;
     }
     cdt_ofi_put_slow(ctx, r->base + off, r->key, src, bytes, pe, blocking);

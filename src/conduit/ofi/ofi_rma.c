@@ -83,8 +83,10 @@ static void ctx_progress(cdt_ctx_t *ctx)
 #define CDT_RETRY(ctx, call, opname, pe)                                       \
     do {                                                                       \
         ssize_t rc_;                                                           \
-        while ((rc_ = (call)) == -FI_EAGAIN)                                   \
+        while ((rc_ = (call)) == -FI_EAGAIN) {                                 \
             ctx_progress(ctx);                                                 \
+            cdt_ofi_kick(ctx, pe);                                             \
+        }                                                                      \
         if (shm_unlikely(rc_ != 0))                                            \
             cdt_ofi_fatal_rc(opname, pe, rc_);                                 \
     } while (0)
@@ -94,6 +96,7 @@ void cdt_ofi_inject_retry(cdt_ctx_t *ctx, ssize_t rc, uint64_t raddr, uint64_t k
 {
     while (rc == -FI_EAGAIN) {
         ctx_progress(ctx);
+        cdt_ofi_kick(ctx, pe);
         rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)pe, raddr, key);
     }
     if (rc != 0)
@@ -121,8 +124,8 @@ static void wait_cntr(cdt_ctx_t *ctx, struct fid_cntr *cntr, uint64_t *issued, u
             report_cq_error(ctx, what);
         }
         ctx_progress(ctx);
-        if (cdt_ofi_fast_g.yield)
-            sched_yield();
+        cdt_ofi_kick_pending(ctx);
+        cdt_ofi_idle_pause();
     }
 }
 
@@ -154,7 +157,7 @@ static char *bounce_slot(cdt_ctx_t *ctx)
  * error ends the job (PE RMA) or fails one request (RPC bulk).
  */
 ssize_t cdt_ofi_rma_frags(cdt_ctx_t *ctx, int is_get, void *lbuf, uint64_t raddr, uint64_t key,
-                          size_t bytes, fi_addr_t addr, void *opctx)
+                          size_t bytes, fi_addr_t addr, void *opctx, int pe)
 {
     char *p = lbuf;
     /* A process that is not a PE (RPC client or server) has no fast table. */
@@ -169,6 +172,8 @@ ssize_t cdt_ofi_rma_frags(cdt_ctx_t *ctx, int is_get, void *lbuf, uint64_t raddr
             if (rc != -FI_EAGAIN)
                 break;
             ctx_progress(ctx);
+            if (pe >= 0)
+                cdt_ofi_kick(ctx, pe);
         }
         if (shm_unlikely(rc != 0))
             return rc;
@@ -187,11 +192,14 @@ void cdt_ofi_put_slow(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *
         CDT_RETRY(ctx, fi_write(ctx->ep, b, bytes, NULL, (fi_addr_t)pe, raddr, key, opctx),
                   "put", pe);
         cdt_ofi_count(ctx, &ctx->put_issued, 1);
+        cdt_ofi_kick(ctx, pe);
         return;
     }
-    ssize_t rc = cdt_ofi_rma_frags(ctx, 0, (void *)src, raddr, key, bytes, (fi_addr_t)pe, opctx);
+    ssize_t rc =
+        cdt_ofi_rma_frags(ctx, 0, (void *)src, raddr, key, bytes, (fi_addr_t)pe, opctx, pe);
     if (shm_unlikely(rc != 0))
         cdt_ofi_fatal_rc("put", pe, rc);
+    cdt_ofi_kick(ctx, pe);
     if (blocking)
         cdt_ofi_wait_puts(ctx);
 }
@@ -200,9 +208,10 @@ void cdt_ofi_get_slow(cdt_ctx_t *ctx, void *dst, uint64_t raddr, uint64_t key, s
                       int pe, int blocking)
 {
     void *opctx = CDT_OFI_OPCTX(CDT_OP_GET, pe);
-    ssize_t rc = cdt_ofi_rma_frags(ctx, 1, dst, raddr, key, bytes, (fi_addr_t)pe, opctx);
+    ssize_t rc = cdt_ofi_rma_frags(ctx, 1, dst, raddr, key, bytes, (fi_addr_t)pe, opctx, pe);
     if (shm_unlikely(rc != 0))
         cdt_ofi_fatal_rc("get", pe, rc);
+    cdt_ofi_kick(ctx, pe);
     if (blocking)
         cdt_ofi_wait_gets(ctx);
 }

@@ -35,6 +35,7 @@ typedef struct {
     size_t fragment_size;    /**< large transfers split into these */
     int progress_thread;     /**< start a progress thread */
     long progress_interval_us;
+    long fabric_timeout_s;   /**< 0: wait for the fabric forever */
     int yield;               /**< sched_yield while polling */
 } cdt_config_t;
 

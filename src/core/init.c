@@ -214,6 +214,7 @@ void shm_core_init(int requested)
         .fragment_size = shm_env_g.FRAGMENT_SIZE,
         .progress_thread = progress,
         .progress_interval_us = shm_env_g.PROGRESS_INTERVAL,
+        .fabric_timeout_s = shm_env_g.FABRIC_TIMEOUT,
         .yield = yield_wanted(shm_env_g.YIELD, shm_rt_g.local_size),
     };
     if ((st = cdt_init(&cfg)) != SHM_OK)

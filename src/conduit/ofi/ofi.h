@@ -82,6 +82,18 @@ void cdt_ofi_kick_pending(cdt_ctx_t *ctx);
 /* Between two polls of a wait that found nothing: yield the core when told
  * to, or once this wait has lasted a while. */
 void cdt_ofi_idle_pause(void);
+/* Each PE's host name (64 bytes), published at cdt_connect. */
+#define CDT_OFI_HOST_KEY "ofishmem.host"
+
+/* A wait on operations this PE issued: ends the job when no operation has
+ * completed for SHMEM_FABRIC_TIMEOUT (v: a completion count, or anything
+ * that changes when the wait progresses). */
+typedef struct {
+    uint64_t last_v, since_ns;
+    unsigned polls;
+} cdt_ofi_stall_t;
+void cdt_ofi_stall_check(cdt_ofi_stall_t *s, uint64_t v, cdt_ctx_t *ctx, const char *what,
+                         int pe);
 /* How progress is made, for SHMEM_INFO. */
 const char *cdt_ofi_progress_describe(void);
 

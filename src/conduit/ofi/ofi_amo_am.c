@@ -426,16 +426,18 @@ static void am_issue(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg,
     while ((st = cdt_msg_send(am_g.ep, peer, &s->msg, sizeof(s->msg), NULL, 0, s)) ==
            SHM_ERR_AGAIN) {
         am_poll_locked();
-        cdt_ofi_kick(ctx, pe);
+        cdt_ofi_issued(ctx, pe);
     }
     if (st != SHM_OK)
         shm_fatal("atomic %s on %s to PE %d failed on provider %s: %s", cdt_amo_op_name(op),
                   cdt_amo_type_name(t), pe, cdt_ofi_g.prov_name, shm_status_str(st));
     pthread_mutex_unlock(&am_g.lock);
-    cdt_ofi_kick(ctx, pe);
+    cdt_ofi_issued(ctx, pe);
+    cdt_ofi_stall_t stall = {0};
     if (blocking)
         while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
             cdt_progress();
-            cdt_ofi_kick(ctx, pe);
+            cdt_ofi_issued(ctx, pe);
+            cdt_ofi_stall_check(&stall, 0, ctx, "atomic (by active message)", pe);
         }
 }

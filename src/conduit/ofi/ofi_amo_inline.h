@@ -188,7 +188,7 @@ static inline void cdt_amo(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, in
         if (shm_unlikely(rc != 0))
             cdt_ofi_amo_retry(ctx, rc, &msg, NULL, &res, pe);
         cdt_ofi_count(ctx, &ctx->get_issued, 1);
-        cdt_ofi_kick(ctx, pe);
+        cdt_ofi_issued(ctx, pe);
         if (shm_unlikely(!(cdt_ofi_amo_g.fetch_flags & FI_INJECT)))
             cdt_ofi_wait_gets(ctx);
         return;
@@ -197,7 +197,7 @@ static inline void cdt_amo(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, in
     if (shm_unlikely(rc != 0))
         cdt_ofi_amo_retry(ctx, rc, &msg, NULL, NULL, pe);
     cdt_ofi_count(ctx, &ctx->put_issued, 1);
-    cdt_ofi_kick(ctx, pe);
+    cdt_ofi_issued(ctx, pe);
     /* A provider that refused FI_INJECT reads the operand until completion. */
     if (shm_unlikely(!(cdt_ofi_amo_g.post_flags & FI_INJECT)))
         cdt_ofi_wait_puts(ctx);
@@ -218,7 +218,7 @@ static inline void cdt_fetch_amo_nbi(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_o
     if (shm_unlikely(rc != 0))
         cdt_ofi_amo_retry(ctx, rc, &msg, NULL, &res, pe);
     cdt_ofi_count(ctx, &ctx->get_issued, 1);
-    cdt_ofi_kick(ctx, pe);
+    cdt_ofi_issued(ctx, pe);
     if (shm_unlikely(!(cdt_ofi_amo_g.fetch_flags & FI_INJECT)))
         cdt_ofi_wait_gets(ctx);
 }
@@ -249,7 +249,7 @@ static inline void cdt_cswap_nbi(cdt_ctx_t *ctx, cdt_amo_type_t t, int seg, size
     if (shm_unlikely(rc != 0))
         cdt_ofi_amo_retry(ctx, rc, &msg, &cmp, &res, pe);
     cdt_ofi_count(ctx, &ctx->get_issued, 1);
-    cdt_ofi_kick(ctx, pe);
+    cdt_ofi_issued(ctx, pe);
     if (shm_unlikely(!(cdt_ofi_amo_g.fetch_flags & FI_INJECT)))
         cdt_ofi_wait_gets(ctx);
 }

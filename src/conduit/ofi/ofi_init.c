@@ -120,6 +120,9 @@ static void fill_caps(const cdt_config_t *cfg)
     cdt_ofi_fast_g.bounce_size = cfg->bounce_size;
     cdt_ofi_fast_g.frag_size = cdt_plan_frag_size(cfg->fragment_size, c->max_msg_size);
     cdt_ofi_fast_g.yield = cfg->yield;
+    cdt_ofi_fast_g.stall_ns = cfg->fabric_timeout_s > 0
+                                  ? (uint64_t)cfg->fabric_timeout_s * 1000000000u
+                                  : 0;
 }
 
 shm_status_t cdt_init(const cdt_config_t *cfg)
@@ -237,6 +240,10 @@ shm_status_t cdt_connect(void)
         card.seg[s].key = cdt_ofi_g.mr[s] ? fi_mr_key(cdt_ofi_g.mr[s]) : 0;
     }
     shm_status_t st = shm_rt_put(OFI_KEY, &card, sizeof(card));
+    char host[64] = {0};
+    gethostname(host, sizeof(host) - 1);
+    if (st == SHM_OK) /* read only to name a peer in an error report */
+        st = shm_rt_put(CDT_OFI_HOST_KEY, host, sizeof(host));
     if (st == SHM_OK)
         st = shm_rt_exchange();
     if (st != SHM_OK)

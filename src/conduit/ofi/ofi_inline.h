@@ -45,6 +45,7 @@ typedef struct {
     uint16_t *kick_idx;         /* [pe]: 1 + index among this host's PEs, 0: not kicked */
     uint64_t *kick_last;        /* [pe]: when we last woke it (ns) */
     uint64_t kick_ns;           /* wake a peer at most this often */
+    uint64_t stall_ns;          /* a wait that sees no completion this long ends the job */
 } cdt_ofi_fast_t;
 
 extern cdt_ofi_fast_t cdt_ofi_fast_g;
@@ -61,6 +62,7 @@ struct cdt_ctx {
     unsigned bounce_next, bounce_n;
     unsigned flags;
     uint64_t kick_mask;            /* same-host targets (index % 64) since the last quiet */
+    int last_pe;                   /* target of the last operation issued */
 };
 
 /* Out of line (ofi_rma.c). */
@@ -82,14 +84,16 @@ static inline uint64_t cdt_ofi_now_ns(void)
 }
 
 /*
- * After an operation that the target must drive (shm applies injected puts
- * and atomics in the target's progress): wake the target's progress thread
- * unless we did so less than kick_ns ago, when it is still polling. Costs a
- * clock read on those paths only; nothing where the provider has a wait
- * object or the peer is on another host.
+ * After issuing an operation to pe: remember pe (named if the context's
+ * waits stall), and where the target must drive the operation itself (shm
+ * applies injected puts and atomics in the target's progress), wake its
+ * progress thread unless we did so less than kick_ns ago, when it is still
+ * polling. A clock read on those paths only; nothing where the provider has
+ * a wait object or the peer is on another host.
  */
-static inline void cdt_ofi_kick(cdt_ctx_t *ctx, int pe)
+static inline void cdt_ofi_issued(cdt_ctx_t *ctx, int pe)
 {
+    ctx->last_pe = pe;
     if (shm_likely(cdt_ofi_fast_g.kick_idx == NULL))
         return;
     unsigned li = cdt_ofi_fast_g.kick_idx[pe];
@@ -122,7 +126,7 @@ static inline void cdt_ofi_put(cdt_ctx_t *ctx, int seg, size_t off, const void *
         if (shm_unlikely(rc != 0))
             cdt_ofi_inject_retry(ctx, rc, r->base + off, r->key, src, bytes, pe);
         cdt_ofi_count(ctx, &ctx->put_issued, 1);
-        cdt_ofi_kick(ctx, pe);
+        cdt_ofi_issued(ctx, pe);
         return;
     }
     cdt_ofi_put_slow(ctx, r->base + off, r->key, src, bytes, pe, blocking);

@@ -127,7 +127,7 @@ void cdt_ofi_kick_pending(cdt_ctx_t *ctx)
         int pe = shm_rt_g.local_peers[i];
         unsigned li = cdt_ofi_fast_g.kick_idx[pe];
         if (li != 0 && (mask & (1ull << (li % 64))))
-            cdt_ofi_kick(ctx, pe);
+            cdt_ofi_issued(ctx, pe);
     }
     /* Everything this context issued is complete: nobody is owed a kick. */
     if (ctx->put_done == __atomic_load_n(&ctx->put_issued, __ATOMIC_RELAXED) &&

@@ -10,6 +10,7 @@
 #include "conduit/conduit.h"
 #include "conduit/ofi/ofi.h"
 #include "core/log.h"
+#include "runtime/rt.h"
 #include "conduit/ofi/ofi_msg.h"
 
 static const char *op_name(uintptr_t op)
@@ -70,6 +71,32 @@ __attribute__((noreturn, cold)) void cdt_ofi_fatal_rc(const char *op, int pe, ss
               fi_strerror((int)-rc));
 }
 
+void cdt_ofi_stall_check(cdt_ofi_stall_t *s, uint64_t v, cdt_ctx_t *ctx, const char *what,
+                         int pe)
+{
+    if (cdt_ofi_fast_g.stall_ns == 0 || (++s->polls & 255) != 0)
+        return;
+    uint64_t t = cdt_ofi_now_ns();
+    if (s->since_ns == 0 || v != s->last_v) {
+        s->last_v = v;
+        s->since_ns = t;
+        return;
+    }
+    if (t - s->since_ns < cdt_ofi_fast_g.stall_ns)
+        return;
+    if (pe < 0)
+        pe = ctx->last_pe;
+    char host[64] = "?";
+    if (pe >= 0 && pe < cdt_ofi_g.cfg.size)
+        shm_rt_get(pe, CDT_OFI_HOST_KEY, host, sizeof(host));
+    host[sizeof(host) - 1] = '\0';
+    shm_fatal("%s to PE %d (host %s) made no progress for %llu s on provider %s "
+              "(SHMEM_FABRIC_TIMEOUT): the link to that host is down, or the PE is stopped "
+              "or overwhelmed",
+              what, pe, host, (unsigned long long)(cdt_ofi_fast_g.stall_ns / 1000000000u),
+              cdt_provider_name());
+}
+
 /* Drive this context's endpoint (and the default one, for incoming traffic). */
 static void ctx_progress(cdt_ctx_t *ctx)
 {
@@ -85,7 +112,7 @@ static void ctx_progress(cdt_ctx_t *ctx)
         ssize_t rc_;                                                           \
         while ((rc_ = (call)) == -FI_EAGAIN) {                                 \
             ctx_progress(ctx);                                                 \
-            cdt_ofi_kick(ctx, pe);                                             \
+            cdt_ofi_issued(ctx, pe);                                             \
         }                                                                      \
         if (shm_unlikely(rc_ != 0))                                            \
             cdt_ofi_fatal_rc(opname, pe, rc_);                                 \
@@ -96,7 +123,7 @@ void cdt_ofi_inject_retry(cdt_ctx_t *ctx, ssize_t rc, uint64_t raddr, uint64_t k
 {
     while (rc == -FI_EAGAIN) {
         ctx_progress(ctx);
-        cdt_ofi_kick(ctx, pe);
+        cdt_ofi_issued(ctx, pe);
         rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)pe, raddr, key);
     }
     if (rc != 0)
@@ -107,6 +134,7 @@ static void wait_cntr(cdt_ctx_t *ctx, struct fid_cntr *cntr, uint64_t *issued, u
                       uint64_t *errs, const char *what)
 {
     uint64_t target = __atomic_load_n(issued, __ATOMIC_RELAXED);
+    cdt_ofi_stall_t stall = {0};
     for (;;) {
         uint64_t v = fi_cntr_read(cntr);
         if (v >= target) {
@@ -125,6 +153,7 @@ static void wait_cntr(cdt_ctx_t *ctx, struct fid_cntr *cntr, uint64_t *issued, u
         }
         ctx_progress(ctx);
         cdt_ofi_kick_pending(ctx);
+        cdt_ofi_stall_check(&stall, v, ctx, what, -1);
         cdt_ofi_idle_pause();
     }
 }
@@ -173,7 +202,7 @@ ssize_t cdt_ofi_rma_frags(cdt_ctx_t *ctx, int is_get, void *lbuf, uint64_t raddr
                 break;
             ctx_progress(ctx);
             if (pe >= 0)
-                cdt_ofi_kick(ctx, pe);
+                cdt_ofi_issued(ctx, pe);
         }
         if (shm_unlikely(rc != 0))
             return rc;
@@ -192,14 +221,14 @@ void cdt_ofi_put_slow(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *
         CDT_RETRY(ctx, fi_write(ctx->ep, b, bytes, NULL, (fi_addr_t)pe, raddr, key, opctx),
                   "put", pe);
         cdt_ofi_count(ctx, &ctx->put_issued, 1);
-        cdt_ofi_kick(ctx, pe);
+        cdt_ofi_issued(ctx, pe);
         return;
     }
     ssize_t rc =
         cdt_ofi_rma_frags(ctx, 0, (void *)src, raddr, key, bytes, (fi_addr_t)pe, opctx, pe);
     if (shm_unlikely(rc != 0))
         cdt_ofi_fatal_rc("put", pe, rc);
-    cdt_ofi_kick(ctx, pe);
+    cdt_ofi_issued(ctx, pe);
     if (blocking)
         cdt_ofi_wait_puts(ctx);
 }
@@ -211,7 +240,7 @@ void cdt_ofi_get_slow(cdt_ctx_t *ctx, void *dst, uint64_t raddr, uint64_t key, s
     ssize_t rc = cdt_ofi_rma_frags(ctx, 1, dst, raddr, key, bytes, (fi_addr_t)pe, opctx, pe);
     if (shm_unlikely(rc != 0))
         cdt_ofi_fatal_rc("get", pe, rc);
-    cdt_ofi_kick(ctx, pe);
+    cdt_ofi_issued(ctx, pe);
     if (blocking)
         cdt_ofi_wait_gets(ctx);
 }

@@ -22,7 +22,8 @@
 # over PEs, sampled by the program from /proc/self/fd).
 #
 # Writes OUT/startup.csv (part,config,npes,run,seconds), OUT/sockets.csv
-# (provider,when,npes,min,max) and OUT/summary.txt (the tables printed).
+# (provider,when,npes,sockets_min,sockets_max,rss_mean_kb) and
+# OUT/summary.txt (the tables printed).
 set -u
 
 usage() { sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -194,10 +195,10 @@ fi
         }' "$OUT/startup.csv"
     if [ -s "$OUT/sockets.csv" ]; then
         echo
-        echo "sockets per PE (min-max over PEs), sampled by each PE from /proc/self/fd"
-        printf '%-14s %-15s %s\n' provider when 'npes: min-max'
+        echo "sockets per PE (min-max over PEs, from /proc/self/fd) and mean RSS per PE (MiB)"
+        printf '%-14s %-15s %s\n' provider when 'npes: sockets min-max / RSS'
         sort -t, -k1,2 -k3n "$OUT/sockets.csv" | awk -F, '
-            { k = $1 " " $2; row[k] = row[k] sprintf("  %s: %s-%s", $3, $4, $5); if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+            { k = $1 " " $2; row[k] = row[k] sprintf("  %s: %s-%s/%.1f", $3, $4, $5, $6 / 1024); if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
             END { for (i = 1; i <= n; i++) { split(order[i], s, " "); printf "%-14s %-15s%s\n", s[1], s[2], row[order[i]] } }'
     fi
     [ "$TOLERATED" = 0 ] || echo "peer runs that crashed in finalize after start-up (counted): $TOLERATED"

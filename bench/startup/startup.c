@@ -6,9 +6,10 @@
  *   startup [--sockets] [--alltoall] [--csv FILE]
  *
  * --sockets: after init (and, with --alltoall, after an all-to-all of one
- * long per PE pair, by puts) each PE counts the sockets in /proc/self/fd;
- * PE 0 prints "sockets after_init min A max B npes N" and the same after the
- * all-to-all. Only calls of OpenSHMEM 1.4, so the same source builds with
+ * long per PE pair, by puts) each PE counts the sockets in /proc/self/fd
+ * and reads its resident memory; PE 0 prints "sockets after_init min A max B
+ * npes N; rss kB min max mean" and the same after the all-to-all; with
+ * --csv it appends "when,npes,min,max,rss_mean_kb". Only calls of OpenSHMEM 1.4, so the same source builds with
  * Open MPI's oshcc.
  */
 #include <dirent.h>
@@ -44,22 +45,49 @@ static long count_sockets(void)
 /* Reductions by puts and a barrier: the 1.4 API of Open MPI's OSHMEM has no
  * team reductions, and this must build with both. */
 #define MAX_PES 65536
-static long counts[MAX_PES];
+static long counts[MAX_PES], rss[MAX_PES];
+
+static long rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long size = 0, res = 0;
+    if (f) {
+        if (fscanf(f, "%ld %ld", &size, &res) != 2)
+            res = 0;
+        fclose(f);
+    }
+    return res * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static void min_max(const long *v, int n, long *mn_p, long *mx_p, double *avg_p)
+{
+    long mn = v[0], mx = v[0];
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        mn = v[i] < mn ? v[i] : mn;
+        mx = v[i] > mx ? v[i] : mx;
+        sum += (double)v[i];
+    }
+    *mn_p = mn;
+    *mx_p = mx;
+    *avg_p = sum / n;
+}
 
 static void report(const char *when, FILE *csv)
 {
     int n = shmem_n_pes();
     shmem_long_p(&counts[shmem_my_pe()], count_sockets(), 0);
+    shmem_long_p(&rss[shmem_my_pe()], rss_kb(), 0);
     shmem_barrier_all();
     if (shmem_my_pe() == 0) {
-        long mn = counts[0], mx = counts[0];
-        for (int i = 1; i < n; i++) {
-            mn = counts[i] < mn ? counts[i] : mn;
-            mx = counts[i] > mx ? counts[i] : mx;
-        }
-        printf("sockets %s min %ld max %ld npes %d\n", when, mn, mx, n);
+        long mn, mx, rmn, rmx;
+        double avg, ravg;
+        min_max(counts, n, &mn, &mx, &avg);
+        min_max(rss, n, &rmn, &rmx, &ravg);
+        printf("sockets %s min %ld max %ld npes %d; rss kB min %ld max %ld mean %.0f\n", when, mn,
+               mx, n, rmn, rmx, ravg);
         if (csv)
-            fprintf(csv, "%s,%d,%ld,%ld\n", when, n, mn, mx);
+            fprintf(csv, "%s,%d,%ld,%ld,%.0f\n", when, n, mn, mx, ravg);
     }
     shmem_barrier_all();
 }

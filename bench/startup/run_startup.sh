@@ -8,7 +8,7 @@
 # shmem_init + shmem_barrier_all + shmem_finalize (bench/startup/startup.c),
 # median of N runs. A benchmark, not a test: it fails only when a job does.
 #
-# Part 1, shm, for each PE count in --pes (default 1 2 4 8), runs alternate
+# Part 1, shm, for each PE count in --pes (default 1 2 4 8; "" skips), runs alternate
 # (one of each per round, so a busy machine hurts every column alike):
 #   ours       PREFIX/bin/oshrun -n N startup
 #   base       the same program built against --base (e.g. /work/main/build/prefix)
@@ -43,8 +43,8 @@ while [ $# -gt 0 ]; do
     --prefix) PREFIX=${2:?}; shift 2 ;;
     --base) BASE=${2:?}; shift 2 ;;
     --runs) RUNS=${2:?}; shift 2 ;;
-    --pes) PES=${2:?}; shift 2 ;;
-    --tcp-pes) TCP_PES=${2:?}; shift 2 ;;
+    --pes) PES=${2?}; shift 2 ;;
+    --tcp-pes) TCP_PES=${2?}; shift 2 ;;
     --no-peer) PEER=0; shift ;;
     --no-tcp) TCP=0; shift ;;
     --out) OUT=${2:?}; shift 2 ;;

@@ -30,6 +30,7 @@ typedef struct {
     const char *domain;      /**< NULL/"" = first */
     int thread_safe;         /**< several threads may call in at once */
     size_t inject_size;      /**< 0 = provider's */
+    int quiet_flush;         /**< inject puts that are not delivery-complete; quiet reads back */
     size_t bounce_size;      /**< medium-put threshold */
     long bounce_buffers;     /**< per context */
     size_t fragment_size;    /**< large transfers split into these */

@@ -289,6 +289,7 @@ void shm_core_init(int requested)
         .domain = shm_env_g.OFI_DOMAIN,
         .thread_safe = thread_safe,
         .inject_size = shm_env_g.INJECT_SIZE,
+        .quiet_flush = shm_env_g.QUIET_FLUSH,
         .bounce_size = shm_env_g.BOUNCE_SIZE,
         .bounce_buffers = shm_env_g.BOUNCE_BUFFERS,
         .fragment_size = shm_env_g.FRAGMENT_SIZE,

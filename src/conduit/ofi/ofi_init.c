@@ -117,6 +117,12 @@ static void fill_caps(const cdt_config_t *cfg)
 
     cdt_ofi_fast_g.inject_size = cdt_plan_inject_size(c->inject_size, cfg->inject_size,
                                                       c->put_needs_dc, c->inject_honours_dc);
+    if (cdt_ofi_fast_g.inject_size == 0 && c->put_needs_dc && cfg->quiet_flush) {
+        /* Injects land in order with a later read on the same connection:
+         * quiet buys their delivery with one read per PE written. */
+        cdt_ofi_fast_g.inject_size = cdt_plan_inject_size(c->inject_size, cfg->inject_size, 0, 0);
+        cdt_ofi_fast_g.inject_flush = cdt_ofi_fast_g.inject_size > 0;
+    }
     cdt_ofi_fast_g.bounce_size = cfg->bounce_size;
     cdt_ofi_fast_g.frag_size = cdt_plan_frag_size(cfg->fragment_size, c->max_msg_size);
     cdt_ofi_fast_g.yield = cfg->yield;
@@ -186,7 +192,12 @@ shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
               "fi_ep_bind(cq)");
     OFI_CHECK(fi_enable(ctx->ep), "fi_enable");
 
-    /* Threads sharing a context would race on the bounce ring: they skip it. */
+    /* Threads sharing a context would race on the bounce ring and the flush
+     * list: they skip both. */
+    ctx->last_flush_pe = -1;
+    ctx->inject_size = (cdt_ofi_fast_g.inject_flush && (flags & CDT_CTX_SHARED))
+                           ? 0
+                           : cdt_ofi_fast_g.inject_size;
     long n = cdt_ofi_g.cfg.bounce_buffers;
     if (!(flags & CDT_CTX_SHARED) && n > 0 && cdt_ofi_fast_g.bounce_size > 0) {
         ctx->bounce = malloc((size_t)n * cdt_ofi_fast_g.bounce_size);
@@ -323,10 +334,11 @@ void cdt_info_print(FILE *f)
     fprintf(f, "ofishmem conduit: libfabric %u.%u, provider %s, domain %s\n",
             FI_MAJOR(fi_version()), FI_MINOR(fi_version()), cdt_provider_name(),
             cdt_ofi_g.info ? cdt_ofi_g.info->domain_attr->name : "-");
-    fprintf(f, "  addressing %s, keys %s; atomics %s; puts %s\n",
+    fprintf(f, "  addressing %s, keys %s; atomics %s; puts %s%s\n",
             c->mr_virt_addr ? "virtual" : "offset", c->mr_prov_key ? "provider" : "requested",
             c->native_amo ? "native (fabric)" : "not offered by provider",
-            c->put_needs_dc ? "delivery-complete" : "complete when counted");
+            c->put_needs_dc ? "delivery-complete" : "complete when counted",
+            cdt_ofi_fast_g.inject_flush ? " (injects: quiet reads back from each PE written)" : "");
     fprintf(f, "  inject <= %zu B (provider %zu), bounce <= %zu B x %ld, fragments of %zu B\n",
             cdt_ofi_fast_g.inject_size, c->inject_size, cdt_ofi_fast_g.bounce_size,
             cdt_ofi_g.cfg.bounce_buffers, cdt_ofi_fast_g.frag_size);

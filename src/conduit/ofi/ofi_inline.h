@@ -37,6 +37,7 @@ typedef enum {
 typedef struct {
     cdt_ofi_rseg_t *rseg;       /* [pe * SHM_NSEGS + seg] */
     size_t inject_size;         /* 0 when injects are not remotely complete */
+    int inject_flush;           /* injects are not delivery-complete: quiet reads back */
     size_t bounce_size;
     size_t frag_size;
     int yield;
@@ -49,6 +50,8 @@ typedef struct {
 } cdt_ofi_fast_t;
 
 extern cdt_ofi_fast_t cdt_ofi_fast_g;
+
+#define CDT_OFI_FLUSH_MAX 32
 
 struct cdt_ctx {
     struct fid_ep *ep;
@@ -63,6 +66,12 @@ struct cdt_ctx {
     unsigned flags;
     uint64_t kick_mask;            /* same-host targets (index % 64) since the last quiet */
     int last_pe;                   /* target of the last operation issued */
+    size_t inject_size;            /* puts up to this size are injected */
+    /* inject_flush: PEs injected to since the last quiet, read back by it. */
+    int last_flush_pe;
+    unsigned nflush;
+    int flush_pe[CDT_OFI_FLUSH_MAX];
+    uint64_t flush_sink;
 };
 
 /* Out of line (ofi_rma.c). */
@@ -75,6 +84,8 @@ void cdt_ofi_inject_retry(cdt_ctx_t *ctx, ssize_t rc, uint64_t raddr, uint64_t k
 void cdt_ofi_wait_puts(cdt_ctx_t *ctx);
 void cdt_ofi_wait_gets(cdt_ctx_t *ctx);
 void cdt_ofi_kick_slow(int pe, uint64_t now);
+void cdt_ofi_flush_note(cdt_ctx_t *ctx, int pe);
+void cdt_ofi_flush(cdt_ctx_t *ctx);
 
 static inline uint64_t cdt_ofi_now_ns(void)
 {
@@ -121,7 +132,9 @@ static inline void cdt_ofi_put(cdt_ctx_t *ctx, int seg, size_t off, const void *
                                size_t bytes, int pe, int blocking)
 {
     const cdt_ofi_rseg_t *r = &cdt_ofi_fast_g.rseg[pe * SHM_NSEGS + seg];
-    if (cdt_plan_put(bytes, cdt_ofi_fast_g.inject_size, 0, 0) == CDT_PATH_INJECT) {
+    if (cdt_plan_put(bytes, ctx->inject_size, 0, 0) == CDT_PATH_INJECT) {
+        if (shm_unlikely(cdt_ofi_fast_g.inject_flush) && ctx->last_flush_pe != pe)
+            cdt_ofi_flush_note(ctx, pe);
         ssize_t rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)pe, r->base + off, r->key);
         if (shm_unlikely(rc != 0))
             cdt_ofi_inject_retry(ctx, rc, r->base + off, r->key, src, bytes, pe);
@@ -162,6 +175,8 @@ static inline void cdt_quiet(cdt_ctx_t *ctx)
     /* Stores made straight into peers' mapped heaps (direct path, possibly
      * non-temporal inside memcpy) are ordered before whatever follows. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (shm_unlikely(ctx->nflush != 0))
+        cdt_ofi_flush(ctx);
     if (ctx->put_done != __atomic_load_n(&ctx->put_issued, __ATOMIC_RELAXED))
         cdt_ofi_wait_puts(ctx);
     if (ctx->get_done != __atomic_load_n(&ctx->get_issued, __ATOMIC_RELAXED))

@@ -211,6 +211,42 @@ ssize_t cdt_ofi_rma_frags(cdt_ctx_t *ctx, int is_get, void *lbuf, uint64_t raddr
     return 0;
 }
 
+/*
+ * Injected puts that are not delivery-complete (tcp;ofi_rxm): the PEs they
+ * went to since the last quiet. A read from such a PE completes only after
+ * the writes before it on the same connection have landed, so quiet issues
+ * one 8-byte read to each and waits for them with the other gets.
+ */
+void cdt_ofi_flush_note(cdt_ctx_t *ctx, int pe)
+{
+    for (unsigned i = 0; i < ctx->nflush; i++)
+        if (ctx->flush_pe[i] == pe) {
+            ctx->last_flush_pe = pe;
+            return;
+        }
+    if (ctx->nflush == CDT_OFI_FLUSH_MAX) {
+        cdt_ofi_flush(ctx); /* a full list: settle it now */
+        cdt_ofi_wait_gets(ctx);
+    }
+    ctx->flush_pe[ctx->nflush++] = pe;
+    ctx->last_flush_pe = pe;
+}
+
+void cdt_ofi_flush(cdt_ctx_t *ctx)
+{
+    for (unsigned i = 0; i < ctx->nflush; i++) {
+        int pe = ctx->flush_pe[i];
+        const cdt_ofi_rseg_t *r = &cdt_ofi_fast_g.rseg[pe * SHM_NSEGS + SHM_SEG_HEAP];
+        CDT_RETRY(ctx,
+                  fi_read(ctx->ep, &ctx->flush_sink, sizeof(ctx->flush_sink), NULL,
+                          (fi_addr_t)pe, r->base, r->key, CDT_OFI_OPCTX(CDT_OP_PUT, pe)),
+                  "put (completion read)", pe);
+        cdt_ofi_count(ctx, &ctx->get_issued, 1);
+    }
+    ctx->nflush = 0;
+    ctx->last_flush_pe = -1;
+}
+
 void cdt_ofi_put_slow(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *src,
                       size_t bytes, int pe, int blocking)
 {

@@ -4,7 +4,8 @@
 # 17 and 20 under g++ and clang++ with -Wall -Wextra -Werror -pedantic:
 #   - the whole C++ generics test (every generic family, several types);
 #   - the headers included inside a program's own extern "C" block;
-# and calls the C11 generics refuse do not compile in C++ either (no
+# that every generic name the C11 headers define has C++ overloads; and
+# that calls the C11 generics refuse do not compile in C++ either (no
 # overload reached through a conversion).
 #   compile_headers.sh <include-dir> <tests/cxx dir> [compiler ...]
 # Exits 77 (ctest: skipped) when a compiler of the list is missing, after
@@ -57,6 +58,24 @@ bad_code=(
     "shmem_wait_until(&d, SHMEM_CMP_EQ, 1.0);"
     "shmem_atomic_fetch_inc(SHMEM_CTX_DEFAULT, &x);"
 )
+
+# Every generic name the C11 headers define has C++ overloads: a family
+# added to the C generics without its line in cxx_generics.h fails here.
+if command -v "${compilers[0]}" >/dev/null; then
+    c11=$(grep -ho '#define shmem_[a-z0-9_]*(\.\.\.)' "$inc"/shmem.h "$inc"/ofishmem/*.h |
+          sed 's/#define //; s/(\.\.\.)//' | sort -u)
+    pre=$(printf '#include <shmem.h>\n' | "${compilers[0]}" -x c++ -std=c++11 -E -P -I"$inc" -)
+    nmissing=0
+    for n in $c11; do
+        if ! grep -qE "inline [A-Za-z0-9_ *]*[ *]$n ?\(" <<<"$pre"; then
+            echo "FAIL: the C11 generic $n has no C++ overload (include/ofishmem/cxx_generics.h)"
+            nmissing=$((nmissing + 1))
+        fi
+    done
+    [ -n "$c11" ] || { echo "FAIL: found no C11 generic names in $inc"; nmissing=1; }
+    fails=$((fails + nmissing))
+    [ $nmissing = 0 ] && echo "ok: all $(wc -w <<<"$c11") C11 generic names have C++ overloads"
+fi
 
 for cxx in "${compilers[@]}"; do
     if ! command -v "$cxx" >/dev/null; then

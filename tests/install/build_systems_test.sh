@@ -141,6 +141,7 @@ cat >cm/CMakeLists.txt <<'EOF'
 cmake_minimum_required(VERSION 3.18)
 project(outside_cxx CXX)
 find_package(ofishmem 0.1 REQUIRED)
+message(STATUS "oshc++=${ofishmem_OSHCXX}")
 add_executable(ring_cm ring.cpp)
 set_target_properties(ring_cm PROPERTIES CXX_STANDARD 17 CXX_EXTENSIONS OFF)
 target_compile_options(ring_cm PRIVATE -Wall -Wextra -Werror)
@@ -150,6 +151,7 @@ target_link_libraries(ring_cm_static PRIVATE ofishmem::ofishmem_static)
 EOF
 out=$(cmake -S cm -B cm/build -DCMAKE_PREFIX_PATH="$P" 2>&1 && cmake --build cm/build 2>&1) ||
     fail "a C++ project with find_package(ofishmem): $out"
+grep -qF "oshc++=$P/bin/oshc++" <<<"$out" || fail "the package does not give ofishmem_OSHCXX: $out"
 mkdir -p cmw
 cp ring.cpp cmw/
 printf 'cmake_minimum_required(VERSION 3.18)\nproject(wrapped CXX)\nadd_executable(ring_cmw ring.cpp)\n' >cmw/CMakeLists.txt

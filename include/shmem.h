@@ -15,6 +15,12 @@
 #include "ofishmem/typelists.h"
 
 #ifdef __cplusplus
+/* The reduction tables declare double _Complex / float _Complex functions:
+ * a C99 extension to clang++ -pedantic, popped at the end of this file. */
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wc99-extensions"
+#endif
 extern "C" {
 #endif
 
@@ -222,6 +228,11 @@ void shmem_wait(long *ivar, long cmp_value);                /* deprecated */
 
 #ifdef __cplusplus
 }
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
+/* C++: the generic names as overloads over the same type tables. */
+#include "ofishmem/cxx_generics.h"
 #endif
 
 #endif /* SHMEM_H */

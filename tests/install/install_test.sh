@@ -9,15 +9,17 @@ build=$1
 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
-cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+install_prefix "$build" "$tmp/prefix"
 P=$tmp/prefix
-for f in bin/oshcc bin/oshrun bin/osh_info include/shmem.h include/shmemx.h \
-         include/ofishmem/typelists.h lib/pkgconfig/ofishmem.pc \
+for f in bin/oshcc bin/oshc++ bin/oshcxx bin/oshCC bin/oshrun bin/osh_info include/shmem.h \
+         include/shmemx.h include/ofishmem/typelists.h include/ofishmem/cxx_generics.h \
+         lib/pkgconfig/ofishmem.pc \
          lib/cmake/ofishmem/ofishmem-config.cmake lib/cmake/ofishmem/ofishmem-config-version.cmake \
          lib/cmake/ofishmem/ofishmem-targets.cmake \
-         share/man/man1/oshrun.1 share/man/man1/oshcc.1 share/man/man1/osh_info.1; do
+         share/man/man1/oshrun.1 share/man/man1/oshcc.1 share/man/man1/osh_info.1 \
+         share/man/man1/oshc++.1 share/man/man1/oshcxx.1 share/man/man1/oshCC.1; do
     [ -e "$P/$f" ] || fail "missing $f in the installed prefix"
 done
 ls "$P"/lib/libofishmem.so* >/dev/null || fail "no shared library installed"
@@ -68,7 +70,7 @@ grep -q "compatible with requested version \"9.0\"" <<<"$out" ||
 echo "ok: find_package(ofishmem) builds ofishmem::ofishmem and ofishmem::ofishmem_static"
 
 # Man pages: installed, and groff renders them without a warning.
-for m in oshrun oshcc osh_info; do
+for m in oshrun oshcc oshc++ oshcxx oshCC osh_info; do
     page="$P/share/man/man1/$m.1"
     warn=$(groff -man -ww -z "$page" 2>&1) || fail "groff failed on $m.1: $warn"
     [ -z "$warn" ] || fail "groff warns on $m.1: $warn"

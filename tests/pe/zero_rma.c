@@ -11,7 +11,8 @@
 // A zero-length put-with-signal still delivers its signal (the signal-only
 // put the spec's shmem_signal_set/add were modelled on): every call here adds
 // 1 or sets a value on the right neighbour's signal word, which is checked.
-// Run also with SHMEM_DEBUG=1 (every argument check on).
+// The wait/test set forms on zero variables and pe_quiet on zero PEs return
+// at once. Run also with SHMEM_DEBUG=1 (every argument check on).
 #include "pe_check.h"
 
 #define GARBAGE ((void *)(uintptr_t)0x10) // in the never-mapped first page
@@ -159,6 +160,28 @@ int main(void)
         shmem_quiet();
     }
     PE_EXPECT_EQ(priv[0] + priv[1] + priv[2] + priv[3], 10L, "private buffer after it all");
+
+    // Empty sets: wait/test on zero variables return at once, whatever the pointers.
+    pe_step("point-to-point calls on empty sets (nelems 0, NULL pointers)");
+    size_t idx[1] = {99};
+    shmem_long_wait_until_all(NULL, 0, NULL, SHMEM_CMP_EQ, 1);
+    shmem_int_wait_until_all_vector(NULL, 0, NULL, SHMEM_CMP_EQ, NULL);
+    PE_EXPECT_EQ(shmem_long_wait_until_any(NULL, 0, NULL, SHMEM_CMP_EQ, 1), SIZE_MAX,
+                 "wait_until_any on an empty set");
+    PE_EXPECT_EQ(shmem_uint64_wait_until_any_vector(GARBAGE, 0, GARBAGE, SHMEM_CMP_NE, GARBAGE),
+                 SIZE_MAX, "wait_until_any_vector on an empty set");
+    PE_EXPECT_EQ(shmem_long_wait_until_some(NULL, 0, NULL, NULL, SHMEM_CMP_EQ, 1), (size_t)0,
+                 "wait_until_some on an empty set");
+    PE_EXPECT_EQ(shmem_size_wait_until_some_vector(NULL, 0, idx, NULL, SHMEM_CMP_EQ, NULL),
+                 (size_t)0, "wait_until_some_vector on an empty set");
+    PE_EXPECT_EQ(shmem_long_test_all(NULL, 0, NULL, SHMEM_CMP_EQ, 1), 1, "test_all on an empty set");
+    PE_EXPECT_EQ(shmem_int_test_any(NULL, 0, NULL, SHMEM_CMP_EQ, 1), SIZE_MAX,
+                 "test_any on an empty set");
+    PE_EXPECT_EQ(shmem_long_test_some_vector(NULL, 0, NULL, NULL, SHMEM_CMP_EQ, NULL), (size_t)0,
+                 "test_some_vector on an empty set");
+    PE_EXPECT_EQ(idx[0], (size_t)99, "indices untouched by an empty wait_until_some_vector");
+    shmem_pe_quiet(NULL, 0);
+    shmem_ctx_pe_quiet(ctx, GARBAGE, 0);
 
     // Signals: half of this PE's `adds` went to its right neighbour, half to
     // itself; the left neighbour made the same calls, so my word got `adds`

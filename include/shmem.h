@@ -115,7 +115,7 @@ void shfree(void *ptr);
 void *shrealloc(void *ptr, size_t size);
 void *shmemalign(size_t alignment, size_t size);
 
-/* ---- Cache management: deprecated (1.3); no effect on coherent caches -- */
+/* ---- Cache management: removed after 1.4, kept for old programs; no effect */
 void shmem_clear_cache_inv(void);
 void shmem_set_cache_inv(void);
 void shmem_clear_cache_line_inv(void *dest);

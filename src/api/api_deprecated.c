@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Deprecated names the spec still requires (Annex "OpenSHMEM Specification
- * and Deprecated API", all "Last Version Supported: Current") that are not
- * typed families: the pre-1.2 allocation names and the SHMEM_CACHE calls.
+ * Deprecated names that are not typed families: the pre-1.2 allocation
+ * names, still required by 1.6 (chapter "Deprecated API": "Last Version
+ * Supported: Current"), and the SHMEM_CACHE calls, last specified in 1.4
+ * and kept for programs written before.
  * The typed deprecated families (shmem_TYPE_wait, *_to_all, shmem_TYPE_add,
  * ...) live beside their current forms.
  */
@@ -22,7 +23,7 @@ SHM_DEFINE(void *, shmemalign, (size_t alignment, size_t size),
            { return pshmem_align(alignment, size); })
 
 /*
- * 1.3: SHMEM_CACHE managed caches that were not coherent with remote
+ * SHMEM_CACHE (deprecated 1.3, removed after 1.4) managed caches that were not coherent with remote
  * writes. Every cache this library runs on is coherent (remote writes land
  * by DMA or by another core's stores), so there is nothing to enable,
  * disable, invalidate or flush: each call has no effect.

@@ -14,8 +14,8 @@ trap 'rm -rf "$tmp"' EXIT
 install_prefix "$build" "$tmp/prefix"
 P=$tmp/prefix
 for f in bin/oshcc bin/oshc++ bin/oshcxx bin/oshCC bin/oshrun bin/osh_info include/shmem.h \
-         include/shmemx.h include/ofishmem/typelists.h include/ofishmem/cxx_generics.h \
-         lib/pkgconfig/ofishmem.pc \
+         include/shmemx.h include/mpp/shmem.h include/mpp/shmemx.h include/ofishmem/typelists.h \
+         include/ofishmem/cxx_generics.h lib/pkgconfig/ofishmem.pc \
          lib/cmake/ofishmem/ofishmem-config.cmake lib/cmake/ofishmem/ofishmem-config-version.cmake \
          lib/cmake/ofishmem/ofishmem-targets.cmake \
          share/man/man1/oshrun.1 share/man/man1/oshcc.1 share/man/man1/osh_info.1 \
@@ -30,6 +30,12 @@ mv "$P" "$tmp/moved"
 P=$tmp/moved
 cp "$src/examples/hello_ring.c" "$tmp/ring.c"
 (cd "$tmp" && "$P/bin/oshcc" -O2 ring.c -o ring) || fail "oshcc could not build a program"
+# SGI-era programs include <mpp/shmem.h> (deprecated header directory, still required).
+sed 's|#include <shmem.h>|#include <mpp/shmem.h>\n#include <mpp/shmemx.h>|' "$src/examples/hello_ring.c" \
+    >"$tmp/ring_mpp.c"
+grep -q '<mpp/shmem.h>' "$tmp/ring_mpp.c" || fail "hello_ring.c does not include <shmem.h> as expected"
+(cd "$tmp" && "$P/bin/oshcc" -O2 ring_mpp.c -o ring_mpp) ||
+    fail "oshcc could not build a program that includes <mpp/shmem.h>"
 cc -std=gnu11 "$tmp/ring.c" -o "$tmp/ring_pc" \
     $(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --define-prefix --cflags --libs ofishmem) ||
     fail "pkg-config flags do not build a program"
@@ -92,7 +98,7 @@ done
 echo "ok: man pages installed and render without warnings"
 
 for prov in shm "tcp;ofi_rxm"; do
-    for exe in ring ring_pc ring_cm ring_cm_static; do
+    for exe in ring ring_pc ring_cm ring_cm_static ring_mpp; do
         out=$(SHMEM_OFI_PROVIDER=$prov FI_TCP_IFACE=lo "$P/bin/oshrun" -n 4 --timeout 60 \
               "$tmp/$exe" 2>&1) || fail "$exe on $prov: $out"
         grep -q "ring OK: 4 of 4" <<<"$out" || fail "$exe on $prov printed: $out"

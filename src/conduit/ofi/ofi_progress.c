@@ -48,6 +48,19 @@
 
 #define PROGRESS_SLEEP_MS 1000 /* a sleeping thread looks once a second anyway */
 #define KICK_WINDOW_FACTOR 4
+/* The PE's own thread polled this recently: it is inside a library wait and
+ * drives the endpoint itself, so the progress thread stands back (two
+ * pollers on one endpoint only fight for its lock and for the cores). */
+#define APP_ACTIVE_NS 50000
+#define STAND_BACK_MS 1
+
+/* When a thread of the PE last polled in a wait loop (cdt_ofi_idle_pause). */
+static uint64_t app_poll_ns_g;
+
+static int app_polling(void)
+{
+    return cdt_ofi_now_ns() - __atomic_load_n(&app_poll_ns_g, __ATOMIC_RELAXED) < APP_ACTIVE_NS;
+}
 
 static struct {
     int kick_fd;     /* ours: bound, the thread sleeps on it (kick mode) */
@@ -67,25 +80,23 @@ void cdt_progress(void)
 }
 
 /*
- * A waiting thread gives its core away once it has waited a while, whatever
- * SHMEM_YIELD says: when the machine is busier than the job knows (other
- * programs, more threads), a PE that spins only takes the core from the PE
- * it waits for. A new wait is told from a gap between idle polls.
+ * Between two polls of a wait that found nothing. Yields the core where this
+ * host has more PEs than cores (SHMEM_YIELD=auto): measured, a waiter that
+ * also yields when the PEs have a core each only adds latency (a yield hands
+ * a loaded machine's core to another program for a whole time slice: 8-byte
+ * fetch-add 1.6 us -> 2-100 us, shm through libfabric). Every
+ * IDLE_MARK_EVERY polls it notes the time, so that the progress thread stands
+ * back while the PE's own thread drives the endpoint.
  */
-#define IDLE_GAP_NS 20000    /* polls further apart than this start a new wait */
-#define IDLE_SPIN_NS 50000   /* spin this long before yielding */
+#define IDLE_MARK_EVERY 32
 
 void cdt_ofi_idle_pause(void)
 {
-    static __thread uint64_t wait_start, last_poll;
-    uint64_t t = cdt_ofi_now_ns();
-    if (t - last_poll > IDLE_GAP_NS)
-        wait_start = t;
-    if (cdt_ofi_fast_g.yield || t - wait_start > IDLE_SPIN_NS) {
+    static __thread unsigned polls;
+    if (cdt_ofi_fast_g.yield)
         sched_yield();
-        t = cdt_ofi_now_ns();
-    }
-    last_poll = t;
+    if (polls++ % IDLE_MARK_EVERY == 0)
+        __atomic_store_n(&app_poll_ns_g, cdt_ofi_now_ns(), __ATOMIC_RELAXED);
 }
 
 void cdt_poll_idle(void)
@@ -120,8 +131,10 @@ void cdt_ofi_kick_slow(int pe, uint64_t now)
 
 void cdt_ofi_kick_pending(cdt_ctx_t *ctx)
 {
+    static __thread unsigned calls;
     uint64_t mask = __atomic_load_n(&ctx->kick_mask, __ATOMIC_RELAXED);
-    if (mask == 0 || cdt_ofi_fast_g.kick_idx == NULL)
+    /* Every 16th turn of a wait loop: kicks are rate-limited anyway. */
+    if (mask == 0 || cdt_ofi_fast_g.kick_idx == NULL || (++calls & 15) != 0)
         return;
     for (int i = 0; i < shm_rt_g.local_size; i++) {
         int pe = shm_rt_g.local_peers[i];
@@ -200,18 +213,26 @@ static void kick_mode_loop(void)
         int r = poll(&p, 1, PROGRESS_SLEEP_MS);
         if (cdt_ofi_g.progress_stop)
             break;
-        cdt_progress();
-        if (r <= 0)
+        if (r <= 0) {
+            cdt_progress();
             continue;
+        }
         kicks_drain();
         uint64_t until = cdt_ofi_now_ns() + window;
         while (!cdt_ofi_g.progress_stop && cdt_ofi_now_ns() < until) {
-            sched_yield(); /* the PE's own thread comes first */
-            cdt_progress();
+            if (app_polling()) {
+                /* Wake on the next kick, or look again soon. */
+                struct pollfd q = {.fd = prog_g.kick_fd, .events = POLLIN};
+                poll(&q, 1, STAND_BACK_MS);
+            } else {
+                sched_yield(); /* the PE's own thread comes first */
+                cdt_progress();
+            }
             if (kicks_drain())
                 until = cdt_ofi_now_ns() + window;
         }
-        cdt_progress();
+        if (!app_polling())
+            cdt_progress();
     }
 }
 
@@ -228,6 +249,10 @@ static void wait_mode_loop(void)
     if (prog_g.am_cq && fi_control(&prog_g.am_cq->fid, FI_GETWAIT, &fd) == 0)
         p[np++] = (struct pollfd){.fd = fd, .events = POLLIN};
     while (!cdt_ofi_g.progress_stop) {
+        if (app_polling()) {
+            poll(p, 1, STAND_BACK_MS); /* only the stop pipe: the CQ fd may stay readable */
+            continue;
+        }
         cdt_progress();
         if (prog_g.am_cq)
             fi_cq_read(prog_g.am_cq, NULL, 0);

@@ -351,21 +351,27 @@ static const char *fetch_peer(const char *nspace, int me, int pe, const direct_p
         goto out;
     why = "recvmsg";
     ssize_t n = recvmsg(c, &msg, MSG_WAITALL | MSG_CMSG_CLOEXEC);
-    if (n != (ssize_t)sizeof(*h))
-        goto out;
     int got = 0;
-    for (struct cmsghdr *ch = CMSG_FIRSTHDR(&msg); ch; ch = CMSG_NXTHDR(&msg, ch))
+    for (struct cmsghdr *ch = CMSG_FIRSTHDR(&msg); n >= 0 && ch; ch = CMSG_NXTHDR(&msg, ch))
         if (ch->cmsg_level == SOL_SOCKET && ch->cmsg_type == SCM_RIGHTS) {
             int k = (int)((ch->cmsg_len - CMSG_LEN(0)) / sizeof(int));
             int tmp[SHM_NSEGS];
-            memcpy(tmp, CMSG_DATA(ch), (size_t)(k < SHM_NSEGS ? k : SHM_NSEGS) * sizeof(int));
-            for (int i = 0; i < k && i < SHM_NSEGS; i++)
+            k = k < SHM_NSEGS - got ? k : SHM_NSEGS - got; /* the buffer holds no more */
+            memcpy(tmp, CMSG_DATA(ch), (size_t)k * sizeof(int));
+            for (int i = 0; i < k; i++)
                 fds[got++] = tmp[i];
         }
-    why = "a malformed answer";
-    if (h->magic != DIRECT_MAGIC || (int)h->nfds != got || (msg.msg_flags & MSG_CTRUNC)) {
+    if (n < 0)
+        goto out;
+    int backed = 0;
+    for (int s = 0; n == (ssize_t)sizeof(*h) && s < SHM_NSEGS; s++)
+        backed += h->len[s] != 0;
+    if (n != (ssize_t)sizeof(*h) || h->magic != DIRECT_MAGIC || (int)h->nfds != got ||
+        backed != got || (msg.msg_flags & MSG_CTRUNC)) {
+        why = n == 0 ? "the peer closed the connection (not of this job?)" : "a malformed answer";
         for (int i = 0; i < got; i++)
             close(fds[i]);
+        errno = EPROTO;
         goto out;
     }
     /* Spread the descriptors over the segments they back. */
@@ -374,14 +380,10 @@ static const char *fetch_peer(const char *nspace, int me, int pe, const direct_p
     for (int s = 0; s < SHM_NSEGS; s++)
         fds[s] = h->len[s] ? tmp[i++] : -1;
     why = NULL;
-out:
-    if (why) {
-        int e = errno;
-        close(c);
-        errno = e;
-    } else {
-        close(c);
-    }
+out:;
+    int e = errno;
+    close(c);
+    errno = e;
     return why;
 }
 

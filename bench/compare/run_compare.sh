@@ -21,6 +21,14 @@
 #   --no-fabric    leave out the fabric-path runs (ours vs raw libfabric)
 #   --budget S     seconds the whole run may take (default 570): no new round
 #                  starts when the last one's duration would pass it
+#   --globals-only only ours: the heap rows, and the same programs with
+#                  --globals (symmetric buffers are static arrays) on the
+#                  direct path and through libfabric (SHMEM_DIRECT_GLOBALS=0);
+#                  no peer, memcpy or raw libfabric runs
+#
+# Every round also runs the globals rows (label ours_glob: --globals, direct
+# path; ours_glob_fab: --globals with SHMEM_DIRECT_GLOBALS=0, the road globals
+# took before issue #15) next to the heap rows (label ours).
 #
 # Writes OUT/all.csv (every run: round,bench,label,size,metric,value),
 # OUT/medians.csv, OUT/summary.txt (the issue-#7 targets, MET or MISSED),
@@ -31,7 +39,7 @@
 # as failed (exit status 1).
 set -u
 
-usage() { sed -n '3,33p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,43p' "$0" | sed 's/^# \{0,1\}//'; }
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -42,6 +50,7 @@ OUT=
 QUICK=0
 FABRIC=1
 BUDGET=570
+PEER=1
 while [ $# -gt 0 ]; do
     case "$1" in
     --prefix) PREFIX=${2:?--prefix needs a directory}; shift 2 ;;
@@ -51,6 +60,7 @@ while [ $# -gt 0 ]; do
     --quick) QUICK=1; shift ;;
     --no-fabric) FABRIC=0; shift ;;
     --budget) BUDGET=${2:?--budget needs seconds}; shift 2 ;;
+    --globals-only) PEER=0; FABRIC=0; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run_compare.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
     esac
@@ -78,7 +88,7 @@ say() { echo "run_compare.sh: $*"; }
 # ---- the peer: Debian's Open MPI OSHMEM ------------------------------------
 PEER_OSHCC=/usr/bin/oshcc
 PEER_OSHRUN=/usr/bin/oshrun
-if [ ! -x "$PEER_OSHCC" ] || [ ! -x "$PEER_OSHRUN" ]; then
+if [ "$PEER" = 1 ] && { [ ! -x "$PEER_OSHCC" ] || [ ! -x "$PEER_OSHRUN" ]; }; then
     say "Open MPI OSHMEM not found: installing openmpi-bin and libopenmpi-dev"
     SUDO=
     [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -99,6 +109,7 @@ build() { # compiler outdir prog
 say "building the OSU-style programs with $OUR_OSHCC and $PEER_OSHCC"
 for p in $OSU; do
     build "$OUR_OSHCC" "$OUT/bin/ours" "$p" || { say "build of $p (ours) failed: $OUT/logs/build.log"; exit 2; }
+    [ "$PEER" = 1 ] || continue
     build "$PEER_OSHCC" "$OUT/bin/peer" "$p" || { say "build of $p (peer) failed: $OUT/logs/build.log"; exit 2; }
 done
 CC=${CC:-cc}
@@ -176,6 +187,16 @@ ours() { # prog args... : 2 PEs, direct path on (SHMEM_OFI_PROVIDER=shm)
     env SHMEM_OFI_PROVIDER=shm "$OUR_OSHRUN" -n 2 --timeout "$OSHRUN_TIMEOUT" \
         "$OUT/bin/ours/$p" -r "$REPS" "$@"
 }
+ours_glob() { # prog args... : as ours, symmetric buffers in .bss (--globals)
+    local p=$1; shift
+    env SHMEM_OFI_PROVIDER=shm "$OUR_OSHRUN" -n 2 --timeout "$OSHRUN_TIMEOUT" \
+        "$OUT/bin/ours/$p" -r "$REPS" --globals "$@"
+}
+ours_glob_fab() { # prog args... : globals through libfabric, heap direct (SHMEM_DIRECT_GLOBALS=0)
+    local p=$1; shift
+    env SHMEM_OFI_PROVIDER=shm SHMEM_DIRECT_GLOBALS=0 "$OUR_OSHRUN" -n 2 \
+        --timeout "$OSHRUN_TIMEOUT" "$OUT/bin/ours/$p" -r "$REPS" --globals "$@"
+}
 ours_fab() { # provider prog args... : through libfabric (SHMEM_DIRECT=0)
     local prov=$1 p=$2; shift 2
     env SHMEM_OFI_PROVIDER="$prov" SHMEM_DIRECT=0 "$OUR_OSHRUN" -n 2 \
@@ -206,6 +227,14 @@ PAIRS=(
     "amo_int|7|osu_atomic_lat -t int -o $INT_OPS $AMO"
     "coll|$N_COLL|osu_coll_lat -c $COLLS $COLL"
 )
+# name | rows | program and arguments: ours on globals, beside the heap rows
+GLOBS=(
+    "put_lat|$N_LAT|osu_put_lat $LAT"
+    "get_lat|$N_LAT|osu_get_lat $LAT"
+    "put_bw|$N_BW|osu_put_bw $BW"
+    "get_bw|$N_BW|osu_get_bw $BW"
+    "amo_long|1|osu_atomic_lat -t long -o fetch_add $AMO"
+)
 PROVS="shm tcp;ofi_rxm"
 say "results in $OUT ($ROUNDS rounds, $REPS rep(s) per program; load average $LOAD_START)"
 ROUNDS_DONE=0
@@ -221,10 +250,23 @@ for round in $(seq 1 "$ROUNDS"); do
         IFS='|' read -r name rows prog <<<"$t"
         read -r -a cmd <<<"$prog"
         run_one "$round" ours "$name" "$rows" ok0 ours "${cmd[@]}"
-        run_one "$round" peer "$name" "$rows" peer peer "${cmd[@]}"
+        [ "$PEER" = 1 ] && run_one "$round" peer "$name" "$rows" peer peer "${cmd[@]}"
+    done
+    # Globals: the heap figures above are of this round too. Alternate the
+    # two globals roads, the fabric one first in even rounds.
+    for t in "${GLOBS[@]}"; do
+        IFS='|' read -r name rows prog <<<"$t"
+        read -r -a cmd <<<"$prog"
+        if [ $((round % 2)) = 1 ]; then
+            run_one "$round" ours_glob "$name" "$rows" ok0 ours_glob "${cmd[@]}"
+            run_one "$round" ours_glob_fab "$name" "$rows" ok0 ours_glob_fab "${cmd[@]}"
+        else
+            run_one "$round" ours_glob_fab "$name" "$rows" ok0 ours_glob_fab "${cmd[@]}"
+            run_one "$round" ours_glob "$name" "$rows" ok0 ours_glob "${cmd[@]}"
+        fi
     done
     read -r -a mem <<<"$MEM"
-    run_one "$round" memcpy memcpy "$N_MEM" ok0 memcpy_ref "${mem[@]}"
+    [ "$PEER" = 1 ] && run_one "$round" memcpy memcpy "$N_MEM" ok0 memcpy_ref "${mem[@]}"
     for prov in $PROVS; do
         [ "$FABRIC" = 1 ] || break
         short=${prov%%;*}
@@ -272,7 +314,8 @@ awk -F, '
 
 summary() {
     awk -F, -v load0="$LOAD_START" -v load1="$LOAD_END" -v rounds="$ROUNDS_DONE" \
-        -v tolerated="$TOLERATED" -v failed="$FAILED" -v fabric="$FABRIC" -v quick="$QUICK" '
+        -v tolerated="$TOLERATED" -v failed="$FAILED" -v fabric="$FABRIC" -v quick="$QUICK" \
+        -v peer="$PEER" '
     NR > 1 { m[$1 FS $2 FS $3 FS $4] = $5 }
     function get(b, l, s, met) { k = b FS l FS s FS met; return (k in m) ? m[k] : "" }
     function fmt(x) { return x == "" ? "-" : (x < 10 ? sprintf("%.3f", x) : sprintf("%.1f", x)) }
@@ -302,6 +345,31 @@ summary() {
     }
     END {
         printf "%-46s %11s %11s %7s  %s\n", "target", "ours", "reference", "ratio", "limit"
+        lhi = quick ? 65536 : 1048576
+        lname = quick ? "64 KiB" : "1 MiB"
+        print "-- globals (static arrays, --globals) vs the heap, same rounds; us, or MB/s for bw"
+        worst("globals put latency 8 B-" lname " vs heap", "put_lat", 8, lhi, "lat_us",
+              "ours_glob", "ours", 1.2)
+        worst("globals get latency 8 B-" lname " vs heap", "get_lat", 8, lhi, "lat_us",
+              "ours_glob", "ours", 1.2)
+        row("globals put bandwidth 1 MiB vs heap", get("put_bw", "ours_glob", 1048576, "bw_MBps"),
+            get("put_bw", "ours", 1048576, "bw_MBps"), "ge", 0.83)
+        row("globals get bandwidth 1 MiB vs heap", get("get_bw", "ours_glob", 1048576, "bw_MBps"),
+            get("get_bw", "ours", 1048576, "bw_MBps"), "ge", 0.83)
+        row("globals long fetch-add vs heap", get("atomic_lat", "ours_glob", 8, "long_fetch_add"),
+            get("atomic_lat", "ours", 8, "long_fetch_add"), "le", 1.2)
+        print "-- globals, direct path vs through libfabric (SHMEM_DIRECT_GLOBALS=0)"
+        row("globals put latency 8 B", get("put_lat", "ours_glob", 8, "lat_us"),
+            get("put_lat", "ours_glob_fab", 8, "lat_us"), "le", 1.0)
+        row("globals get latency 8 B", get("get_lat", "ours_glob", 8, "lat_us"),
+            get("get_lat", "ours_glob_fab", 8, "lat_us"), "le", 1.0)
+        row("globals put bandwidth 1 MiB", get("put_bw", "ours_glob", 1048576, "bw_MBps"),
+            get("put_bw", "ours_glob_fab", 1048576, "bw_MBps"), "ge", 1.0)
+        row("globals long fetch-add", get("atomic_lat", "ours_glob", 8, "long_fetch_add"),
+            get("atomic_lat", "ours_glob_fab", 8, "long_fetch_add"), "le", 1.0)
+        if (peer != 1)
+            print "-- (--globals-only: no peer, memcpy or raw libfabric rows)"
+        else {
         print "-- one host, direct path, vs Open MPI OSHMEM (peer); us, or MB/s for bw"
         worst("put latency 8 B-64 KiB", "put_lat", 8, 65536, "lat_us", "ours", "peer", 1.0)
         worst("get latency 8 B-64 KiB", "get_lat", 8, 65536, "lat_us", "ours", "peer", 1.0)
@@ -326,6 +394,7 @@ summary() {
         for (i = 1; i <= n; i++)
             worst(cs[i] " latency 8 B-" (chi >= 65536 ? "64 KiB" : "4 KiB"), "coll_" cs[i], 8, chi,
                   "lat_us", "ours", "peer", 1.0)
+        }
         if (fabric == 1) {
             np = split("shm tcp", pv, " ")
             for (i = 1; i <= np; i++) {

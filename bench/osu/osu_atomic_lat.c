@@ -208,8 +208,8 @@ int main(int argc, char **argv)
         amo_bench_long(&a, lval, me, pick.ops);
 
     shmem_barrier_all();
-    shmem_free(lval);
-    shmem_free(ival);
+    osu_free(lval);
+    osu_free(ival);
     shmem_finalize();
     return 0;
 }

@@ -312,10 +312,10 @@ int main(int argc, char **argv)
     }
 
     shmem_barrier_all();
-    shmem_free(c.t_sum);
-    shmem_free(c.t_local);
-    shmem_free(c.dst);
-    shmem_free(c.src);
+    osu_free(c.t_sum);
+    osu_free(c.t_local);
+    osu_free(c.dst);
+    osu_free(c.src);
     shmem_finalize();
     return 0;
 }

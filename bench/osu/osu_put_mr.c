@@ -56,8 +56,8 @@ int main(int argc, char **argv)
     }
 
     shmem_barrier_all();
-    shmem_free(r_buf);
-    shmem_free(s_buf);
+    osu_free(r_buf);
+    osu_free(s_buf);
     shmem_finalize();
     return 0;
 }

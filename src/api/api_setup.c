@@ -69,8 +69,8 @@ SHM_DEFINE(void *, shmem_ptr, (const void *dest, int pe), {
         return NULL;
     if (pe == shm_state_g.me)
         return (void *)dest;
-    /* Other PEs: only heap objects of PEs on this host are load/store reachable. */
-    return seg == SHM_SEG_HEAP ? shm_heap_peer_addr(pe, off) : NULL;
+    /* Other PEs: objects of PEs on this host whose memory is mapped here. */
+    return shm_seg_peer_addr(seg, pe, off, 1);
 })
 
 SHM_DEFINE(void, shmem_info_get_version, (int *major, int *minor), {

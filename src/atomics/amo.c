@@ -128,9 +128,10 @@ void shm_amo_emulate(const char *fn, cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_o
 
 /*
  * Every road but a CPU atomic by the origin on a mapped word:
- *  - heap words while heap AMOs are CPU atomics: this PE's own word when its
- *    direct path is off (it shares its host with nobody, or its heap object
- *    could not be made), else the target applies it on request;
+ *  - words of a segment whose AMOs are CPU atomics (shm_amo_seg_cpu): this
+ *    PE's own word when it is not mapped (it shares its host with nobody, its
+ *    memfd could not be made, or the word is on an edge page of data+BSS
+ *    left unshared), else the target applies it on request;
  *  - otherwise the conduit: the provider's atomic, its active messages, or
  *    a compare-and-swap loop for what it lacks.
  */
@@ -138,10 +139,9 @@ void shm_amo_fabric(const char *fn, cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op
                     size_t off, const void *operand, const void *cond, void *result, int pe,
                     int nbi)
 {
-    if (seg == SHM_SEG_HEAP && cdt_amo_heap_cpu()) {
+    if (shm_amo_seg_cpu(seg)) {
         if (pe == shm_state_g.me) {
-            shm_amo_cpu(t, op, (void *)(shm_seg_g[SHM_SEG_HEAP].base + off), operand, cond,
-                        result);
+            shm_amo_cpu(t, op, (void *)(shm_seg_g[seg].base + off), operand, cond, result);
             if (result)
                 shm_amo_cpu_serve();
         } else {

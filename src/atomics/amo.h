@@ -8,13 +8,16 @@
  * Two regimes, the same on every PE of a job (atomicity needs one way per
  * word):
  *  - symmetric-heap words while the same-host direct path is on
- *    (cdt_amo_heap_cpu()): every AMO is a CPU atomic on the word. The origin
- *    does it on the mapped address when it maps the target's heap (itself
- *    included), else the target does it on the origin's request
- *    (cdt_amo_by_target). The provider's atomics are never used on them.
- *  - data/BSS words, and every word when the direct path is off: through
- *    the conduit (provider atomics, or its active messages), this PE
- *    included, since a CPU atomic would not be atomic with the fabric's.
+ *    (cdt_amo_heap_cpu()), and data/BSS words too unless
+ *    SHMEM_DIRECT_GLOBALS=0 (shm_amo_seg_cpu): every AMO is a CPU atomic on
+ *    the word. The origin does it on the mapped address when it maps the
+ *    target's segment (itself included), else the target does it on the
+ *    origin's request (cdt_amo_by_target). The provider's atomics are never
+ *    used on them.
+ *  - every word when the direct path is off, and data/BSS words with
+ *    SHMEM_DIRECT_GLOBALS=0: through the conduit (provider atomics, or its
+ *    active messages), this PE included, since a CPU atomic would not be
+ *    atomic with the fabric's.
  */
 #ifndef SHM_ATOMICS_AMO_H
 #define SHM_ATOMICS_AMO_H
@@ -120,15 +123,20 @@ static inline void shm_amo_cpu_serve(void)
 }
 
 /*
- * The mapped address of a heap word while heap AMOs are CPU atomics, else
+ * The mapped address of a word while its segment's AMOs are CPU atomics, else
  * NULL (then the fabric road decides: this PE's own word when its direct
  * path is off, the target's CPU on request, or the conduit).
  */
+static inline int shm_amo_seg_cpu(int seg)
+{
+    return cdt_amo_heap_cpu() && (seg == SHM_SEG_HEAP || shm_env_g.DIRECT_GLOBALS);
+}
+
 static inline __attribute__((always_inline)) void *shm_amo_cpu_addr(int seg, size_t off, int pe)
 {
-    if (seg != SHM_SEG_HEAP || !cdt_amo_heap_cpu())
+    if (!shm_amo_seg_cpu(seg))
         return NULL;
-    return shm_heap_peer_addr(pe, off);
+    return shm_seg_peer_addr(seg, pe, off, 1);
 }
 
 /* Checks the call and translates the target; returns the segment. */

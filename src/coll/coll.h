@@ -149,11 +149,11 @@ static inline shm_coll_buf_t shm_coll_sym(const char *fn, const void *addr, size
     return b;
 }
 
-/* rank's copy of b + off, when it is mapped here (same host, heap), else NULL. */
-static inline char *shm_coll_peer(shm_team_t *t, const shm_coll_buf_t *b, size_t off, int rank)
+/* rank's copy of [b + off, +len), when it is mapped here (same host: heap or globals), else NULL. */
+static inline char *shm_coll_peer(shm_team_t *t, const shm_coll_buf_t *b, size_t off,
+                                  size_t len, int rank)
 {
-    return b->seg == SHM_SEG_HEAP ? shm_heap_peer_addr(shm_team_pe(t, rank), b->off + off)
-                                  : NULL;
+    return shm_seg_peer_addr(b->seg, shm_team_pe(t, rank), b->off + off, len);
 }
 
 /*
@@ -170,7 +170,7 @@ static inline void shm_coll_put(shm_team_t *t, const shm_coll_buf_t *b, size_t o
             memmove(b->addr + off, src, len);
         return;
     }
-    char *peer = shm_coll_peer(t, b, off, to);
+    char *peer = shm_coll_peer(t, b, off, len, to);
     if (peer) {
         memcpy(peer, src, len);
         return;
@@ -187,7 +187,7 @@ static inline const char *shm_coll_fetch(shm_team_t *t, const shm_coll_buf_t *b,
 {
     if (from == t->me)
         return b->addr + off;
-    const char *peer = shm_coll_peer(t, b, off, from);
+    const char *peer = shm_coll_peer(t, b, off, len, from);
     if (peer)
         return peer;
     cdt_get_nbi(shm_coll_cdt(), tmp, b->seg, b->off + off, len, shm_team_pe(t, from));

@@ -165,7 +165,7 @@ static void reduce_rsag(const char *fn, shm_team_t *t, char *dest, const char *s
         /* Sources mapped here (same host) are read in place: no buffer needed. */
         char *tmp = NULL;
         for (int k = 1; k < n && tmp == NULL; k++)
-            if (shm_coll_peer(t, &s, a, (me + k) % n) == NULL) {
+            if (shm_coll_peer(t, &s, a, b - a, (me + k) % n) == NULL) {
                 tmp = malloc(piece * (size_t)(n - 1));
                 if (tmp == NULL)
                     shm_fatal("%s: out of memory for a %zu-byte reduction buffer", fn,

@@ -63,19 +63,21 @@ static int progress_wanted(const char *mode, int npes)
 typedef struct job_settings {
     uint64_t symmetric_size;
     int32_t direct;
-    int32_t pad;
+    int32_t globals; /* SHMEM_DIRECT_GLOBALS: how AMOs on globals are done, job-wide */
 } job_settings_t;
 
 static job_settings_t job_settings_mine(void)
 {
     job_settings_t s = {.symmetric_size = shm_env_g.SYMMETRIC_SIZE,
-                        .direct = shm_env_g.DIRECT ? 1 : 0};
+                        .direct = shm_env_g.DIRECT ? 1 : 0,
+                        .globals = shm_env_g.DIRECT_GLOBALS ? 1 : 0};
     return s;
 }
 
 static int job_settings_equal(const job_settings_t *a, const job_settings_t *b)
 {
-    return a->symmetric_size == b->symmetric_size && a->direct == b->direct;
+    return a->symmetric_size == b->symmetric_size && a->direct == b->direct &&
+           a->globals == b->globals;
 }
 
 static job_settings_t job_settings_of(int pe)
@@ -99,8 +101,8 @@ static void job_settings_wait_local(const job_settings_t *pe0)
         /* PE pe reports it and ends the job; give it ample time. */
         for (int ms = 0; ms < 30000; ms += 10)
             usleep(10000);
-        shm_fatal("PE %d's SHMEM_DIRECT or SHMEM_SYMMETRIC_SIZE differs from PE 0's and it did "
-                  "not end the job",
+        shm_fatal("PE %d's SHMEM_DIRECT, SHMEM_DIRECT_GLOBALS or SHMEM_SYMMETRIC_SIZE differs "
+                  "from PE 0's and it did not end the job",
                   pe);
     }
 }
@@ -119,6 +121,10 @@ static job_settings_t job_settings_check(void)
     if (mine.direct != pe0.direct)
         shm_fatal("SHMEM_DIRECT is %d on PE %d but %d on PE 0: it must be the same on every PE",
                   mine.direct, shm_state_g.me, pe0.direct);
+    if (mine.globals != pe0.globals)
+        shm_fatal("SHMEM_DIRECT_GLOBALS is %d on PE %d but %d on PE 0: it must be the same on "
+                  "every PE",
+                  mine.globals, shm_state_g.me, pe0.globals);
     return pe0;
 }
 
@@ -358,8 +364,8 @@ void shm_core_init(int requested)
         shm_coll_barrier_world(); /* every pair's connection is up before anyone returns */
         init_phase("wire-up");
     }
-    /* Everyone on this host has mapped our heap: its name can go. */
-    shm_heap_shared_unlink();
+    /* Everyone on this host has mapped our memory: stop serving it. */
+    shm_heap_shared_done();
     init_clock_log("init");
 }
 

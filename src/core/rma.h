@@ -25,7 +25,8 @@ static inline void shm_rma_check(const char *fn, struct shm_ctx *ctx, int pe)
 /*
  * One transfer between a local buffer and a symmetric object on pe, in either
  * direction: checks, translation, then the shortest road — a copy for this PE,
- * a memcpy for a PE whose heap is mapped here (same host), else the conduit.
+ * a memcpy for a PE whose heap or globals are mapped here (same host), else
+ * the conduit.
  * Always inlined so that `is_put` and `nbi` fold away.
  */
 static inline __attribute__((always_inline)) void
@@ -46,7 +47,7 @@ shm_rma_xfer(const char *fn, struct shm_ctx *ctx, void *local, const void *remot
         return;
     }
     void *peer;
-    if (seg == SHM_SEG_HEAP && (peer = shm_heap_peer_addr(pe, off)) != NULL) {
+    if ((peer = shm_seg_peer_addr(seg, pe, off, bytes)) != NULL) {
         if (is_put)
             memcpy(peer, local, bytes);
         else

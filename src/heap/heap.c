@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/env.h"
 #include "core/log.h"
 #include "heap/alloc.h"
 
@@ -88,9 +89,12 @@ shm_status_t shm_heap_init(size_t heap_size, const char *shared_nspace, int rank
         munmap(r, (size_t)(m - r));
     if (r + reserve > m + heap_size)
         munmap(m + heap_size, (size_t)(r + reserve - (m + heap_size)));
-    if (shared_nspace &&
-        shm_heap_shared_create(m, heap_size, shared_nspace, rank) == SHM_OK) {
+    shm_status_t sst = shared_nspace ? shm_heap_shared_create(m, heap_size) : SHM_ERR_NOSYS;
+    if (sst == SHM_OK) {
         /* mapped MAP_SHARED over the reservation */
+    } else if (sst == SHM_ERR_NOMEM) {
+        munmap(m, heap_size); /* said why */
+        return sst;
     } else if (mprotect(m, heap_size, PROT_READ | PROT_WRITE) != 0) {
         shm_error("cannot map a symmetric heap of %zu bytes: %s", heap_size, strerror(errno));
         munmap(m, heap_size);
@@ -113,6 +117,16 @@ shm_status_t shm_heap_init(size_t heap_size, const char *shared_nspace, int rank
         shm_seg_g[SHM_SEG_DATA].len = dlen;
     } else {
         SHM_WARN(HEAP, "no writable data segment found: globals are not symmetric");
+    }
+    if (shared_nspace) {
+        shm_seg_share_t sh;
+        if (shm_seg_g[SHM_SEG_DATA].len && shm_env_g.DIRECT_GLOBALS &&
+            shm_heap_globals_share(&shm_seg_g[SHM_SEG_DATA], &sh) == SHM_OK)
+            shm_heap_shared_add(SHM_SEG_DATA, &sh);
+        if (shm_heap_shared_serve(shared_nspace, rank) != SHM_OK) {
+            shm_error("cannot publish how to reach this PE's memory (PMIx)");
+            return SHM_ERR_RUNTIME;
+        }
     }
     SHM_DEBUG(HEAP, "heap %p+%zu, data+bss %#lx+%zu", m, heap_size,
               (unsigned long)shm_seg_g[SHM_SEG_DATA].base, shm_seg_g[SHM_SEG_DATA].len);

@@ -47,29 +47,67 @@ static inline int shm_heap_xlate(const void *addr, size_t len, size_t *off_p)
 
 /*
  * Maps the heap and finds data+BSS; fills shm_seg_g. With shared_nspace, the
- * heap is a shared-memory object other PEs of this host can map (direct path).
+ * heap is a memfd other PEs of this host map (the same-host direct path), and
+ * with SHMEM_DIRECT_GLOBALS the data+BSS is moved onto one as well (globals.c).
  */
 shm_status_t shm_heap_init(size_t heap_size, const char *shared_nspace, int rank);
 
 /*
- * Same-host direct path (shared.c). shm_heap_peer_g[pe] is where PE pe's heap
- * is mapped in this process, or 0 when pe is reached through the fabric.
+ * Same-host direct path (shared.c). For each segment, base[pe] + off is where
+ * offset off of PE pe's segment is mapped in this process (base[pe] == 0: pe
+ * is reached through the fabric). Only offsets in [lo, lo + len) are mapped:
+ * the whole heap; for data+BSS, the whole pages that could be shared (an edge
+ * page that also holds read-only data is left to the fabric).
  */
-extern uintptr_t *shm_heap_peer_g;
-void shm_heap_shared_name(char *buf, size_t len, const char *nspace, int rank);
-shm_status_t shm_heap_shared_create(void *addr, size_t len, const char *nspace, int rank);
-/* After every local PE created its object (i.e. after the init exchange). */
+typedef struct {
+    uintptr_t *base; /* npes entries, or NULL: nothing mapped */
+    size_t lo, len;
+} shm_seg_peers_t;
+
+extern shm_seg_peers_t shm_seg_peer_g[SHM_NSEGS];
+
+/* This PE's own memory objects, served to its local peers (shared.c). */
+typedef struct {
+    int fd;         /* memfd, or -1 */
+    size_t lo, len; /* the part of the segment it backs */
+} shm_seg_share_t;
+
+/* Heap: a memfd mapped over [addr, addr+len). */
+shm_status_t shm_heap_shared_create(void *addr, size_t len);
+/* Data+BSS: moves the shareable pages of seg onto a memfd (globals.c). */
+shm_status_t shm_heap_globals_share(const shm_seg_t *seg, shm_seg_share_t *out_p);
+/* Offer a shared segment (the data+BSS memfd stays globals.c's: not closed). */
+void shm_heap_shared_add(int seg, const shm_seg_share_t *sh);
+/*
+ * Before the init exchange: listen for the local peers (abstract Unix
+ * socket named from nspace and rank) and publish how to reach us.
+ */
+shm_status_t shm_heap_shared_serve(const char *nspace, int rank);
+/* After the init exchange: fetch every local peer's memfds and map them. */
 shm_status_t shm_heap_shared_map_peers(const char *nspace, int me, int npes,
                                        const int *local_peers, int nlocal);
-/* Once every local PE has mapped it (after the init barrier). */
-void shm_heap_shared_unlink(void);
+/* Once every local PE has mapped ours (after the init barrier): stop serving. */
+void shm_heap_shared_done(void);
 void shm_heap_shared_fini(void);
+
+/*
+ * Address of [off, off+len) of segment seg on PE pe if it is mapped here,
+ * else NULL. A few compares: the hot path of every same-host transfer.
+ */
+static inline void *shm_seg_peer_addr(int seg, int pe, size_t off, size_t len)
+{
+    const shm_seg_peers_t *p = &shm_seg_peer_g[seg];
+    uintptr_t b = p->base ? p->base[pe] : 0;
+    size_t rel = off - p->lo;
+    if (b == 0 || rel >= p->len || len > p->len - rel)
+        return NULL;
+    return (void *)(b + off);
+}
 
 /* Address of offset off in PE pe's heap if it is mapped here, else NULL. */
 static inline void *shm_heap_peer_addr(int pe, size_t off)
 {
-    uintptr_t b = shm_heap_peer_g ? shm_heap_peer_g[pe] : 0;
-    return b ? (void *)(b + off) : NULL;
+    return shm_seg_peer_addr(SHM_SEG_HEAP, pe, off, 0);
 }
 void shm_heap_fini(void);
 

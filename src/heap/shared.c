@@ -1,60 +1,291 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Same-host direct path, memory side: each PE's heap is a POSIX shared-memory
- * object that the other PEs of its host map, so RMA to them is a memcpy and
- * shmem_ptr returns a usable pointer. The object is unlinked as soon as every
- * local PE has mapped it (end of shmem_init), so a crash afterwards leaves
- * nothing behind; oshrun sweeps the job's names if a PE dies before that.
+ * Same-host direct path, memory side: each PE's heap (and, see globals.c,
+ * its data+BSS) lives in a memfd that the other PEs of its host map, so RMA
+ * to them is a memcpy, AMOs are CPU atomics and shmem_ptr returns a usable
+ * pointer.
+ *
+ * Nothing is named in /dev/shm: a memfd has no name, is not limited by the
+ * size of /dev/shm (only by memory and swap) and vanishes with the last
+ * process that maps it, killed or not. Its descriptor reaches the peers over
+ * a Unix socket in the abstract namespace (no file either) with SCM_RIGHTS;
+ * pidfd_getfd or /proc/PID/fd would need ptrace rights that hardened hosts
+ * refuse. Each PE listens before the init exchange and publishes a random
+ * token through it; after the exchange (a fence: every peer listens) each PE
+ * connects to each local peer, proves it is of the job with that token and
+ * gets the peer's descriptors. A short-lived thread serves the requests, so
+ * no PE waits on another that is itself waiting: no deadlock whatever the
+ * order. It ends after the init barrier, once everyone has mapped ours.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "core/env.h"
 #include "core/log.h"
 #include "heap/heap.h"
+#include "runtime/rt.h"
 
-uintptr_t *shm_heap_peer_g;
+shm_seg_peers_t shm_seg_peer_g[SHM_NSEGS];
 
-static char own_name[256];
-static int own_linked;
+#define DIRECT_KEY "shm.direct"
+#define DIRECT_MAGIC 0x6f66736du /* "ofsm" */
+#define DIRECT_IO_TIMEOUT_S 60   /* a peer slower than this is reached through the fabric */
+
+/* What a PE publishes before the init exchange. */
+typedef struct {
+    uint8_t token[16]; /* a requester must know it: only the job's PEs read it */
+    int32_t serving;   /* 0: this PE shares nothing (reach it through the fabric) */
+    int32_t pad;
+} direct_pub_t;
+
+typedef struct {
+    uint32_t magic;
+    int32_t rank;
+    uint8_t token[16];
+} direct_req_t;
+
+/* The answer; the descriptors of the segments with len > 0 ride along, in order. */
+typedef struct {
+    uint32_t magic;
+    uint32_t nfds;
+    uint64_t seg_len[SHM_NSEGS]; /* whole segment, to check the layouts agree */
+    uint64_t lo[SHM_NSEGS], len[SHM_NSEGS];
+} direct_hdr_t;
+
+static shm_seg_share_t own[SHM_NSEGS] = {{.fd = -1}, {.fd = -1}};
+static direct_pub_t own_pub;
+static int listen_fd = -1, stop_fd[2] = {-1, -1};
+static pthread_t serve_thread;
+static int serving;
 static int npeers;
-static size_t peer_len;
 
-void shm_heap_shared_name(char *buf, size_t len, const char *nspace, int rank)
+void shm_heap_shared_add(int seg, const shm_seg_share_t *sh)
 {
-    int n = snprintf(buf, len, "/ofishmem-%s-%d", nspace, rank);
-    /* Namespaces may contain '/', which shm_open does not allow past the first. */
-    for (int i = 1; i < n && (size_t)i < len; i++)
-        if (buf[i] == '/')
-            buf[i] = '_';
+    own[seg] = *sh;
 }
 
-shm_status_t shm_heap_shared_create(void *addr, size_t len, const char *nspace, int rank)
+/*
+ * Under strict overcommit (vm.overcommit_memory=2) a page of a memfd that
+ * cannot be committed is a SIGBUS at the store that touches it; a private
+ * heap would have been refused at mmap instead. Refuse the same way.
+ */
+static shm_status_t heap_commit_check(size_t len)
 {
-    shm_heap_shared_name(own_name, sizeof(own_name), nspace, rank);
-    shm_unlink(own_name); /* a stale object of a dead job with our name */
-    int fd = shm_open(own_name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    FILE *f = fopen("/proc/sys/vm/overcommit_memory", "re");
+    int mode = 0;
+    if (f) {
+        if (fscanf(f, "%d", &mode) != 1)
+            mode = 0;
+        fclose(f);
+    }
+    if (mode != 2 || (f = fopen("/proc/meminfo", "re")) == NULL)
+        return SHM_OK;
+    unsigned long long limit = 0, committed = 0, v;
+    char line[256];
+    while (fgets(line, sizeof(line), f)) {
+        if (sscanf(line, "CommitLimit: %llu kB", &v) == 1)
+            limit = v * 1024;
+        else if (sscanf(line, "Committed_AS: %llu kB", &v) == 1)
+            committed = v * 1024;
+    }
+    fclose(f);
+    unsigned long long avail = limit > committed ? limit - committed : 0;
+    if (limit == 0 || len <= avail)
+        return SHM_OK;
+    shm_error("the symmetric heap (SHMEM_SYMMETRIC_SIZE=%zu bytes) is more than this host can "
+              "still commit (%llu bytes; vm.overcommit_memory=2): lower SHMEM_SYMMETRIC_SIZE, or "
+              "free memory",
+              len, avail);
+    return SHM_ERR_NOMEM;
+}
+
+shm_status_t shm_heap_shared_create(void *addr, size_t len)
+{
+    shm_status_t st = heap_commit_check(len);
+    if (st != SHM_OK)
+        return st;
+    int fd = memfd_create("ofishmem-heap", MFD_CLOEXEC);
     if (fd < 0) {
-        SHM_WARN(HEAP, "shm_open(%s): %s; same-host direct path off", own_name, strerror(errno));
+        SHM_WARN(HEAP, "memfd_create: %s; same-host direct path off for this PE (the other PEs "
+                 "reach it through the fabric; SHMEM_DIRECT=0 turns it off everywhere)",
+                 strerror(errno));
         return SHM_ERR_NOSYS;
     }
-    own_linked = 1;
+    /* ftruncate only sets the size: pages are allocated when first touched. */
     if (ftruncate(fd, (off_t)len) != 0 ||
         mmap(addr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
-        SHM_WARN(HEAP, "cannot size or map %s (%zu bytes): %s; same-host direct path off",
-                 own_name, len, strerror(errno));
+        SHM_WARN(HEAP, "cannot size or map a memfd of %zu bytes for the heap: %s; same-host "
+                 "direct path off for this PE",
+                 len, strerror(errno));
         close(fd);
-        shm_heap_shared_unlink();
         return SHM_ERR_NOSYS;
     }
-    close(fd);
-    peer_len = len;
+    own[SHM_SEG_HEAP] = (shm_seg_share_t){.fd = fd, .lo = 0, .len = len};
+    return SHM_OK;
+}
+
+/* "\0ofishmem.<hash of nspace>.<rank>": abstract, so nothing in the filesystem. */
+static socklen_t sock_name(struct sockaddr_un *sa, const char *nspace, int rank)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a: namespaces may be long */
+    for (const char *p = nspace; *p; p++)
+        h = (h ^ (uint8_t)*p) * 1099511628211ull;
+    memset(sa, 0, sizeof(*sa));
+    sa->sun_family = AF_UNIX;
+    int n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1, "ofishmem.%016" PRIx64 ".%d", h,
+                     rank);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+static void sock_timeouts(int fd)
+{
+    struct timeval tv = {.tv_sec = DIRECT_IO_TIMEOUT_S};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* One request: same user, right token, then our descriptors. */
+static void serve_one(int c)
+{
+    struct ucred cred;
+    socklen_t cl = sizeof(cred);
+    direct_req_t req;
+    sock_timeouts(c);
+    if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0 || cred.uid != geteuid())
+        return;
+    if (recv(c, &req, sizeof(req), MSG_WAITALL) != (ssize_t)sizeof(req) ||
+        req.magic != DIRECT_MAGIC || memcmp(req.token, own_pub.token, sizeof(req.token)) != 0)
+        return;
+    direct_hdr_t h = {.magic = DIRECT_MAGIC};
+    int fds[SHM_NSEGS];
+    for (int s = 0; s < SHM_NSEGS; s++) {
+        h.seg_len[s] = shm_seg_g[s].len;
+        if (own[s].fd < 0)
+            continue;
+        h.lo[s] = own[s].lo;
+        h.len[s] = own[s].len;
+        fds[h.nfds++] = own[s].fd;
+    }
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(fds))];
+    } cm;
+    memset(&cm, 0, sizeof(cm));
+    struct iovec iov = {.iov_base = &h, .iov_len = sizeof(h)};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (h.nfds > 0) {
+        msg.msg_control = cm.buf;
+        msg.msg_controllen = CMSG_SPACE(h.nfds * sizeof(int));
+        struct cmsghdr *ch = CMSG_FIRSTHDR(&msg);
+        ch->cmsg_level = SOL_SOCKET;
+        ch->cmsg_type = SCM_RIGHTS;
+        ch->cmsg_len = CMSG_LEN(h.nfds * sizeof(int));
+        memcpy(CMSG_DATA(ch), fds, h.nfds * sizeof(int));
+    }
+    if (sendmsg(c, &msg, MSG_NOSIGNAL) != (ssize_t)sizeof(h))
+        SHM_DEBUG(HEAP, "PE %d asked for our memory and left: %s", req.rank, strerror(errno));
+}
+
+static void *serve_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct pollfd p[2] = {{.fd = listen_fd, .events = POLLIN},
+                              {.fd = stop_fd[0], .events = POLLIN}};
+        if (poll(p, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        if (p[1].revents)
+            break;
+        int c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (c < 0)
+            continue;
+        serve_one(c);
+        close(c);
+    }
+    return NULL;
+}
+
+static void serve_stop(void)
+{
+    if (serving) {
+        char b = 1;
+        if (write(stop_fd[1], &b, 1) == 1)
+            pthread_join(serve_thread, NULL);
+        serving = 0;
+    }
+    for (int k = 0; k < 2; k++)
+        if (stop_fd[k] >= 0) {
+            close(stop_fd[k]);
+            stop_fd[k] = -1;
+        }
+    if (listen_fd >= 0) {
+        close(listen_fd);
+        listen_fd = -1;
+    }
+}
+
+shm_status_t shm_heap_shared_serve(const char *nspace, int rank)
+{
+    int have = 0;
+    for (int s = 0; s < SHM_NSEGS; s++)
+        have |= own[s].fd >= 0;
+    const char *why = "nothing to share";
+    struct sockaddr_un sa;
+    socklen_t sl = sock_name(&sa, nspace, rank);
+    if (!have)
+        goto publish;
+    why = "getrandom";
+    if (getrandom(own_pub.token, sizeof(own_pub.token), 0) != (ssize_t)sizeof(own_pub.token))
+        goto fail;
+    why = "socket";
+    listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (listen_fd < 0)
+        goto fail;
+    why = "bind";
+    if (bind(listen_fd, (struct sockaddr *)&sa, sl) != 0)
+        goto fail;
+    why = "listen";
+    if (listen(listen_fd, SOMAXCONN) != 0 || pipe2(stop_fd, O_CLOEXEC) != 0)
+        goto fail;
+    /* The server thread takes no signal: they stay the program's. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&serve_thread, NULL, serve_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    why = "pthread_create";
+    if (rc != 0) {
+        errno = rc;
+        goto fail;
+    }
+    serving = 1;
+    own_pub.serving = 1;
+    goto publish;
+fail:
+    SHM_WARN(HEAP, "cannot offer this PE's memory to the PEs of its host (%s: %s); they reach it "
+             "through the fabric",
+             why, strerror(errno));
+    serve_stop();
+publish:
+    if (shm_rt_put(DIRECT_KEY, &own_pub, sizeof(own_pub)) != SHM_OK)
+        return SHM_ERR_RUNTIME;
     return SHM_OK;
 }
 
@@ -92,62 +323,160 @@ bad:
               list);
 }
 
+/* Asks PE pe for its descriptors; fills h and fds (-1 where none). */
+static const char *fetch_peer(const char *nspace, int me, int pe, const direct_pub_t *pub,
+                              direct_hdr_t *h, int fds[SHM_NSEGS])
+{
+    struct sockaddr_un sa;
+    socklen_t sl = sock_name(&sa, nspace, pe);
+    int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const char *why = "socket";
+    if (c < 0)
+        return why;
+    sock_timeouts(c);
+    direct_req_t req = {.magic = DIRECT_MAGIC, .rank = me};
+    memcpy(req.token, pub->token, sizeof(req.token));
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(SHM_NSEGS * sizeof(int))];
+    } cm;
+    struct iovec iov = {.iov_base = h, .iov_len = sizeof(*h)};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
+                         .msg_controllen = sizeof(cm.buf)};
+    why = "connect";
+    if (connect(c, (struct sockaddr *)&sa, sl) != 0)
+        goto out;
+    why = "send";
+    if (send(c, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req))
+        goto out;
+    why = "recvmsg";
+    ssize_t n = recvmsg(c, &msg, MSG_WAITALL | MSG_CMSG_CLOEXEC);
+    int got = 0;
+    for (struct cmsghdr *ch = CMSG_FIRSTHDR(&msg); n >= 0 && ch; ch = CMSG_NXTHDR(&msg, ch))
+        if (ch->cmsg_level == SOL_SOCKET && ch->cmsg_type == SCM_RIGHTS) {
+            int k = (int)((ch->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            int tmp[SHM_NSEGS];
+            k = k < SHM_NSEGS - got ? k : SHM_NSEGS - got; /* the buffer holds no more */
+            memcpy(tmp, CMSG_DATA(ch), (size_t)k * sizeof(int));
+            for (int i = 0; i < k; i++)
+                fds[got++] = tmp[i];
+        }
+    if (n < 0)
+        goto out;
+    int backed = 0;
+    for (int s = 0; n == (ssize_t)sizeof(*h) && s < SHM_NSEGS; s++)
+        backed += h->len[s] != 0;
+    if (n != (ssize_t)sizeof(*h) || h->magic != DIRECT_MAGIC || (int)h->nfds != got ||
+        backed != got || (msg.msg_flags & MSG_CTRUNC)) {
+        why = n == 0 ? "the peer closed the connection (not of this job?)" : "a malformed answer";
+        for (int i = 0; i < got; i++)
+            close(fds[i]);
+        errno = EPROTO;
+        goto out;
+    }
+    /* Spread the descriptors over the segments they back. */
+    int tmp[SHM_NSEGS], i = 0;
+    memcpy(tmp, fds, sizeof(tmp));
+    for (int s = 0; s < SHM_NSEGS; s++)
+        fds[s] = h->len[s] ? tmp[i++] : -1;
+    why = NULL;
+out:;
+    int e = errno;
+    close(c);
+    errno = e;
+    return why;
+}
+
 shm_status_t shm_heap_shared_map_peers(const char *nspace, int me, int npes,
                                        const int *local_peers, int nlocal)
 {
-    shm_heap_peer_g = calloc((size_t)npes, sizeof(uintptr_t));
-    if (shm_heap_peer_g == NULL)
-        return SHM_ERR_NOMEM;
     npeers = npes;
-    /* Testing the mix of paths: a listed PE maps only its own heap. */
+    for (int s = 0; s < SHM_NSEGS; s++) {
+        if (own[s].fd < 0)
+            continue; /* a segment we could not share: we map nobody's either */
+        shm_seg_peer_g[s].base = calloc((size_t)npes, sizeof(uintptr_t));
+        if (shm_seg_peer_g[s].base == NULL)
+            return SHM_ERR_NOMEM;
+        shm_seg_peer_g[s].lo = own[s].lo;
+        shm_seg_peer_g[s].len = own[s].len;
+        shm_seg_peer_g[s].base[me] = shm_seg_g[s].base;
+    }
+    /* Testing the mix of paths: a listed PE maps no other PE's memory. */
     const char *nomap = shm_env_g.DIRECT_NOMAP;
-    int skip_others = nomap && *nomap && nomap_listed(nomap, me);
-    if (skip_others)
-        SHM_INFO(HEAP, "SHMEM_DIRECT_NOMAP: PE %d maps no other PE's heap", me);
+    if (nomap && *nomap && nomap_listed(nomap, me)) {
+        SHM_INFO(HEAP, "SHMEM_DIRECT_NOMAP: PE %d maps no other PE's memory", me);
+        return SHM_OK;
+    }
     for (int i = 0; i < nlocal; i++) {
         int pe = local_peers[i];
-        if (pe == me) {
-            shm_heap_peer_g[pe] = shm_seg_g[SHM_SEG_HEAP].base;
+        direct_pub_t pub;
+        if (pe == me || shm_rt_get(pe, DIRECT_KEY, &pub, sizeof(pub)) != SHM_OK || !pub.serving)
+            continue; /* that PE said why, if it tried */
+        direct_hdr_t h;
+        int fds[SHM_NSEGS] = {-1, -1};
+        const char *why = fetch_peer(nspace, me, pe, &pub, &h, fds);
+        if (why) {
+            SHM_WARN(HEAP, "cannot reach PE %d's memory on this host (%s: %s); using the fabric "
+                     "for it",
+                     pe, why, strerror(errno));
             continue;
         }
-        if (skip_others)
-            continue;
-        char name[256];
-        shm_heap_shared_name(name, sizeof(name), nspace, pe);
-        int fd = shm_open(name, O_RDWR, 0);
-        void *m = MAP_FAILED;
-        if (fd >= 0) {
-            m = mmap(NULL, peer_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
-            close(fd);
+        for (int s = 0; s < SHM_NSEGS; s++) {
+            if (fds[s] < 0)
+                continue;
+            shm_seg_peers_t *p = &shm_seg_peer_g[s];
+            if (p->base == NULL || h.seg_len[s] != shm_seg_g[s].len || h.lo[s] != p->lo ||
+                h.len[s] != p->len) {
+                if (p->base)
+                    SHM_WARN(HEAP, "PE %d's %s is laid out differently (%" PRIu64 " bytes, "
+                             "shared part %" PRIu64 "+%" PRIu64 "; here %zu, %zu+%zu): a "
+                             "different program? Using the fabric for it",
+                             pe, s == SHM_SEG_HEAP ? "heap" : "data+BSS", h.seg_len[s], h.lo[s],
+                             h.len[s], shm_seg_g[s].len, p->lo, p->len);
+                close(fds[s]);
+                continue;
+            }
+            void *m = mmap(NULL, p->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+                           fds[s], 0);
+            int e = errno;
+            close(fds[s]);
+            if (m == MAP_FAILED) {
+                SHM_WARN(HEAP, "cannot map PE %d's %s (%zu bytes): %s; using the fabric for it",
+                         pe, s == SHM_SEG_HEAP ? "heap" : "data+BSS", p->len, strerror(e));
+                continue;
+            }
+            p->base[pe] = (uintptr_t)m - p->lo;
         }
-        if (m == MAP_FAILED) {
-            /* That PE is then reached through the fabric: slower, still correct. */
-            SHM_WARN(HEAP, "cannot map PE %d's heap (%s): %s; using the fabric for it", pe, name,
-                     strerror(errno));
-            continue;
-        }
-        shm_heap_peer_g[pe] = (uintptr_t)m;
     }
     return SHM_OK;
 }
 
-void shm_heap_shared_unlink(void)
+void shm_heap_shared_done(void)
 {
-    if (own_linked) {
-        shm_unlink(own_name);
-        own_linked = 0;
+    serve_stop();
+    /* The heap's memfd lives on in the mappings; the data one stays open for fork (globals.c). */
+    if (own[SHM_SEG_HEAP].fd >= 0) {
+        close(own[SHM_SEG_HEAP].fd);
+        own[SHM_SEG_HEAP].fd = -1;
     }
 }
 
 void shm_heap_shared_fini(void)
 {
-    shm_heap_shared_unlink();
-    if (shm_heap_peer_g) {
-        for (int pe = 0; pe < npeers; pe++)
-            if (shm_heap_peer_g[pe] && shm_heap_peer_g[pe] != shm_seg_g[SHM_SEG_HEAP].base)
-                munmap((void *)shm_heap_peer_g[pe], peer_len);
-        free(shm_heap_peer_g);
-        shm_heap_peer_g = NULL;
+    serve_stop();
+    for (int s = 0; s < SHM_NSEGS; s++) {
+        shm_seg_peers_t *p = &shm_seg_peer_g[s];
+        if (p->base) {
+            for (int pe = 0; pe < npeers; pe++)
+                if (p->base[pe] && p->base[pe] != shm_seg_g[s].base)
+                    munmap((void *)(p->base[pe] + p->lo), p->len);
+            free(p->base);
+        }
+        *p = (shm_seg_peers_t){0};
+    }
+    if (own[SHM_SEG_HEAP].fd >= 0) {
+        close(own[SHM_SEG_HEAP].fd);
+        own[SHM_SEG_HEAP].fd = -1;
     }
     npeers = 0;
 }

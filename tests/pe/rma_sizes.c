@@ -5,6 +5,9 @@
 // offsets. Every byte is checked, and so are the guard bytes just before and
 // after the destination range. Puts go to the right neighbour, gets come from
 // the left one; sources and destinations on the initiator are private memory.
+// argv[1] == "globals": the symmetric source and destination are static
+// arrays (.bss) instead of heap blocks (and, with the same-host direct path
+// on, it is checked that they are mapped: shmem_ptr).
 #include "pe_check.h"
 
 #define GUARD 64          // guard bytes on each side of a destination range
@@ -52,14 +55,22 @@ static void check_range(const uint8_t *dst, size_t size, int soff, int doff, int
     pe_check_byte(d + size, GUARD, GUARD_BYTE, w);
 }
 
-int main(void)
+static uint8_t g_src[BUFSZ], g_dst[BUFSZ];
+
+int main(int argc, char **argv)
 {
+    const int globals = argc > 1 && strcmp(argv[1], "globals") == 0;
     shmem_init();
-    pe_begin("rma_sizes");
+    pe_begin(globals ? "rma_sizes(globals)" : "rma_sizes");
     const int right = pe_right(), left = pe_left();
 
-    uint8_t *sym_src = shmem_malloc(BUFSZ);
-    uint8_t *sym_dst = shmem_malloc(BUFSZ);
+    uint8_t *sym_src = globals ? g_src : shmem_malloc(BUFSZ);
+    uint8_t *sym_dst = globals ? g_dst : shmem_malloc(BUFSZ);
+    const char *direct = getenv("SHMEM_DIRECT"), *dglob = getenv("SHMEM_DIRECT_GLOBALS");
+    if (globals && right != pe_me_g && !(direct && strcmp(direct, "0") == 0) &&
+        !(dglob && strcmp(dglob, "0") == 0))
+        PE_EXPECT(shmem_ptr(g_dst + BUFSZ - 1, right) != NULL,
+                  "the direct path is on but PE %d's globals are not mapped here", right);
     uint8_t *loc_src = malloc(BUFSZ);
     uint8_t *loc_dst = malloc(BUFSZ);
     if (!sym_src || !sym_dst || !loc_src || !loc_dst) {
@@ -118,8 +129,10 @@ int main(void)
     shmem_barrier_all();
     // The symmetric source must not have been written by anyone.
     pe_check_fill(sym_src, BUFSZ, pe_me_g, TAG_SRC, 0, "symmetric get source untouched");
-    shmem_free(sym_dst);
-    shmem_free(sym_src);
+    if (!globals) {
+        shmem_free(sym_dst);
+        shmem_free(sym_src);
+    }
     free(loc_src);
     free(loc_dst);
     shmem_finalize();

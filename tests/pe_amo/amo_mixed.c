@@ -5,15 +5,19 @@
 // its own values into its own word (1 + PE % 7) of that line, and PE 0
 // itself stores into word 7 with plain stores. An AMO done as a wider
 // read-modify-write, or a put that rewrites its neighbours, loses updates.
+// argv[1] == "globals": the line is a static array (.bss), not a heap block.
 #include "amo_check.h"
 
 #define ITERS 1500
 
-int main(void)
+static long g_line[8] __attribute__((aligned(64)));
+
+int main(int argc, char **argv)
 {
+    const int globals = argc > 1 && strcmp(argv[1], "globals") == 0;
     shmem_init();
-    pe_begin("amo_mixed");
-    long *line = shmem_align(64, 8 * sizeof(long));
+    pe_begin(globals ? "amo_mixed(globals)" : "amo_mixed");
+    long *line = globals ? g_line : shmem_align(64, 8 * sizeof(long));
     memset(line, 0, 8 * sizeof(long));
     shmem_barrier_all();
     const int w = 1 + pe_me_g % 6; // words 1..6 (word 7: PE 0's own stores)
@@ -38,7 +42,8 @@ int main(void)
         PE_EXPECT_EQ(line[7], (long)ITERS, "word 7 (PE 0's own stores)");
     }
     shmem_barrier_all();
-    shmem_free(line);
+    if (!globals)
+        shmem_free(line);
     shmem_finalize();
     return pe_end();
 }

@@ -16,7 +16,8 @@
 // The test first checks, with shmem_ptr, that the mix of roads it asks for
 // is really in force (listed PEs see no peer's heap, the others see all).
 //
-// argv[1]: fetch_incs per PE (default 1500); argv[2]: lock rounds (default 150).
+// argv[1]: fetch_incs per PE (default 1500); argv[2]: lock rounds (default 150);
+// argv[3] == "globals": the words are a static struct (.bss), not a heap block.
 #include <stdlib.h>
 
 #include "amo_check.h"
@@ -51,11 +52,11 @@ static int check_roads(long *word, int *me_listed_p)
             continue;
         void *p = shmem_ptr(word, pe);
         if (me_listed)
-            PE_EXPECT(p == NULL, "PE %d is in SHMEM_DIRECT_NOMAP='%s' but maps PE %d's heap",
+            PE_EXPECT(p == NULL, "PE %d is in SHMEM_DIRECT_NOMAP='%s' but maps PE %d's memory",
                       pe_me_g, nomap, pe);
         else
             PE_EXPECT(p != NULL, "PE %d is not in SHMEM_DIRECT_NOMAP='%s' but does not map PE "
-                      "%d's heap", pe_me_g, nomap, pe);
+                      "%d's memory", pe_me_g, nomap, pe);
         mixed |= listed(nomap, pe) != me_listed;
     }
     PE_EXPECT(mixed, "SHMEM_DIRECT_NOMAP='%s' does not mix the roads in a job of %d PEs", nomap,
@@ -129,7 +130,9 @@ int main(int argc, char **argv)
     // (up to cap each), so that both roads hit the word at the same time.
     const long cap = iters * 64;
 
-    words_t *w = shmem_calloc(1, sizeof(words_t));
+    static words_t g_words;
+    const int globals = argc > 3 && strcmp(argv[3], "globals") == 0;
+    words_t *w = globals ? &g_words : shmem_calloc(1, sizeof(words_t));
     long *seen = shmem_calloc((size_t)(cap * n), sizeof(long)); // gathered at the home
     long *counts = shmem_calloc((size_t)(2 * n), sizeof(long)); // fetched, then extra incs
     long *mine = malloc((size_t)cap * sizeof(long));
@@ -217,7 +220,8 @@ int main(int argc, char **argv)
     free(mine);
     shmem_free(counts);
     shmem_free(seen);
-    shmem_free(w);
+    if (!globals)
+        shmem_free(w);
     shmem_finalize();
     return pe_end();
 }

@@ -5,7 +5,6 @@
 // poll() on a signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP) and on the
 // self-pipe the PMIx upcalls write to.
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -171,6 +170,7 @@ static int spawn_all(osr_loop_t *L, const char *path, char **argv, char **base_e
         }
         job->pes[r].pid = pid;
         job->pes[r].alive = true;
+        osr_sweeper_add(pid);
         L->nalive++;
         if (job->debug)
             fprintf(stderr, OSR_NAME ": [debug] PE %d is pid %d\n", r, (int)pid);
@@ -251,23 +251,6 @@ static void on_signal(osr_loop_t *L, int sig)
     end_job(L, 128 + sig, sig);
 }
 
-// libfabric's shm provider keeps a region file /dev/shm/<pid>:<ep>:<dom> per
-// endpoint and removes it at close; a PE killed before that leaves it behind.
-// Only names that start with one of our own PEs' pids are touched.
-static void sweep_fabric_files(pid_t pid)
-{
-    char prefix[32];
-    int plen = snprintf(prefix, sizeof(prefix), "%d:", (int)pid);
-    DIR *d = opendir("/dev/shm");
-    if (d == NULL)
-        return;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL)
-        if (strncmp(de->d_name, prefix, (size_t)plen) == 0)
-            unlinkat(dirfd(d), de->d_name, 0);
-    closedir(d);
-}
-
 // Reap every exited child into L->batch from index n; returns the new count.
 static int reap(osr_loop_t *L, int n)
 {
@@ -282,7 +265,7 @@ static int reap(osr_loop_t *L, int n)
         L->nalive--;
         // Also after a clean-looking exit: _exit(0) before shmem_finalize
         // leaves the regions too (a PE that finalized has removed its own).
-        sweep_fabric_files(pid);
+        osr_sweep_pid(pid); // libfabric shm's region files (sweep.c)
         L->batch[n++] = (osr_exit_t){.rank = r, .pid = pid, .wstatus = st};
     }
     return n;

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,21 +22,6 @@
 #define OSR_EXIT_USAGE 2
 
 extern char **environ;
-
-// The library names each PE's shared heap /ofishmem-<nspace>-<rank> and
-// unlinks it once every local PE has mapped it; a PE that died during
-// shmem_init may leave its name behind. Same naming as src/heap/shared.c.
-static void osr_sweep_heap_objects(const osr_job_t *job)
-{
-    char name[PMIX_MAX_NSLEN + 64];
-    for (int r = 0; r < job->npes; r++) {
-        int n = snprintf(name, sizeof(name), "/ofishmem-%s-%d", job->nspace, r);
-        for (int i = 1; i < n && (size_t)i < sizeof(name); i++)
-            if (name[i] == '/')
-                name[i] = '_';
-        shm_unlink(name); // ENOENT is the normal case
-    }
-}
 
 // The PMIx server discovers this host's topology (hwloc) at start to share
 // it with the PEs. hwloc's I/O plugins (PCI, OpenCL, GL with X11, libxml2
@@ -330,6 +314,8 @@ int main(int argc, char **argv)
     block = job.handled;
     sigaddset(&block, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &block, &job.orig_mask);
+    // Before PMIx starts threads: the sweeper is a plain copy of us.
+    osr_sweeper_start();
 
     job.npes = opts.npes;
     job.debug = opts.debug;
@@ -357,7 +343,7 @@ out_server:
     osr_server_fini(&job);
 out_tmpdir:
     osr_tmpdir_remove(&job);
-    osr_sweep_heap_objects(&job);
+    osr_sweeper_done(); // every PE was reaped and swept: the sweeper may go
 out_job:
     if (base_env != NULL) {
         for (size_t i = 0; base_env[i] != NULL; i++)

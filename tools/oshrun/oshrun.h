@@ -95,4 +95,11 @@ int osr_passthru_exec(const osr_opts_t *o);
 // job.c: processes and the event loop. Returns oshrun's exit status.
 int osr_job_run(osr_job_t *job, const osr_opts_t *opts, char **base_env);
 
+// /dev/shm files of the PEs (sweep.c): swept when a PE is reaped, and by a
+// sweeper process if oshrun itself is killed. Start it before any thread.
+void osr_sweep_pid(pid_t pid);
+void osr_sweeper_start(void);
+void osr_sweeper_add(pid_t pid);
+void osr_sweeper_done(void);
+
 #endif

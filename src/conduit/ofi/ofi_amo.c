@@ -139,8 +139,9 @@ void cdt_ofi_amo_info_print(FILE *f)
             cdt_ofi_amo_g.post_via_fetch ? "issued as fetching ones (provider quirk)"
                                          : "delivery-complete");
     if (cdt_ofi_amo_g.heap_cpu)
-        fprintf(f, "    symmetric heap: every AMO a CPU atomic (by the origin where it maps the "
-                   "target's heap, else by the target on request); below: data/BSS only\n");
+        fprintf(f, "    symmetric heap (and data/BSS unless SHMEM_DIRECT_GLOBALS=0): every AMO a "
+                   "CPU atomic (by the origin where it maps the target's memory, else by the "
+                   "target on request); below: the fabric's, for the rest\n");
     for (int t = 0; t < CDT_AMO_NTYPES; t++) {
         fprintf(f, "    %-7s", amo_types[t].name);
         /* Group the ops by path so the common case is one short line. */

@@ -18,7 +18,9 @@
  *   void cdt_cswap(ctx, type, seg, off, const void *cond, const void *value, void *result, pe);
  *   void cdt_cswap_nbi(...same...);
  *
- * Heap words when the same-host direct path is on (cdt_amo_heap_cpu()):
+ * Heap words (and data/BSS words, unless SHMEM_DIRECT_GLOBALS=0: the layer
+ * above decides per segment) when the same-host direct path is on
+ * (cdt_amo_heap_cpu()):
  * every AMO on them is a CPU atomic, by the origin on a mapped heap (the
  * layer above, src/atomics/amo.h) or by the target for an origin that does
  * not map it:
@@ -109,8 +111,9 @@ static inline cdt_amo_path_t cdt_amo_path(cdt_amo_type_t t, cdt_amo_op_t op)
 }
 
 /**
- * Nonzero when every AMO on a symmetric-heap word must be a CPU atomic (the
- * same-host direct path is on somewhere in the job). The same on every PE.
+ * Nonzero when every AMO on a symmetric word (heap; data/BSS too unless
+ * SHMEM_DIRECT_GLOBALS=0) must be a CPU atomic (the same-host direct path is
+ * on somewhere in the job). The same on every PE.
  */
 static inline int cdt_amo_heap_cpu(void)
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* Setup of the libfabric conduit: provider, domain, endpoints, MRs, exchange. */
 #include <sched.h>
+#include <sys/statvfs.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -87,6 +88,17 @@ static shm_status_t choose_provider(const cdt_config_t *cfg)
         fi_freeinfo(h);
     }
     if (rc != 0 || info == NULL) {
+        struct statvfs sv;
+        if (strncmp(prov, "shm", 3) == 0 && statvfs("/dev/shm", &sv) == 0 &&
+            (uint64_t)sv.f_bavail * sv.f_frsize < ((uint64_t)64 << 20)) {
+            /* libfabric's shm keeps its regions there and offers nothing
+             * when it is nearly full (seen with an 8 MiB /dev/shm). */
+            shm_error("libfabric's shm provider is not available: /dev/shm has only %llu KiB "
+                      "free (it keeps its regions there); give the host or container more "
+                      "(e.g. docker --shm-size=1g) or use SHMEM_OFI_PROVIDER='tcp;ofi_rxm'",
+                      (unsigned long long)sv.f_bavail * sv.f_frsize / 1024);
+            return SHM_ERR_FABRIC;
+        }
         shm_error("no libfabric provider '%s' with RDM endpoints and RMA (fi_getinfo: %s); "
                   "set SHMEM_OFI_PROVIDER to one that `fi_info` lists",
                   prov, fi_strerror(-rc));

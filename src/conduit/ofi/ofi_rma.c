@@ -100,12 +100,23 @@ void cdt_ofi_inject_retry(cdt_ctx_t *ctx, ssize_t rc, uint64_t raddr, uint64_t k
         cdt_ofi_fatal_rc("put", pe, rc);
 }
 
+/*
+ * Waits until everything counted on cntr so far is complete. The counter
+ * is read first and the issued count after it: operations are counted
+ * before they are issued (cdt_ofi_count), so a counter that has reached
+ * the issued count read after it means every operation issued by then --
+ * the caller's included -- is complete. A target read once at entry would
+ * not do on a context shared by threads: the counter does not say whose
+ * operations completed, and another thread's later one could stand in for
+ * ours. So a shared context's waiter waits for all the context's traffic.
+ */
 static void wait_cntr(cdt_ctx_t *ctx, struct fid_cntr *cntr, uint64_t *issued, uint64_t *done,
                       uint64_t *errs, const char *what)
 {
-    uint64_t target = __atomic_load_n(issued, __ATOMIC_RELAXED);
     for (;;) {
         uint64_t v = fi_cntr_read(cntr);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        uint64_t target = __atomic_load_n(issued, __ATOMIC_SEQ_CST);
         if (v >= target) {
             /* Shared contexts: keep the largest value any thread saw. */
             uint64_t d = __atomic_load_n(done, __ATOMIC_RELAXED);
@@ -160,9 +171,11 @@ ssize_t cdt_ofi_rma_frags(cdt_ctx_t *ctx, int is_get, void *lbuf, uint64_t raddr
     /* A process that is not a PE (RPC client or server) has no fast table. */
     size_t frag = cdt_ofi_fast_g.frag_size ? cdt_ofi_fast_g.frag_size
                                            : cdt_plan_frag_size(0, 0);
+    uint64_t *issued = is_get ? &ctx->get_issued : &ctx->put_issued;
     for (size_t done = 0; done < bytes; done += frag) {
         size_t len = bytes - done < frag ? bytes - done : frag;
         ssize_t rc;
+        cdt_ofi_count(ctx, issued, 1); /* before the issue: see cdt_ofi_count */
         for (;;) {
             rc = is_get ? fi_read(ctx->ep, p + done, len, NULL, addr, raddr + done, key, opctx)
                         : fi_write(ctx->ep, p + done, len, NULL, addr, raddr + done, key, opctx);
@@ -170,9 +183,10 @@ ssize_t cdt_ofi_rma_frags(cdt_ctx_t *ctx, int is_get, void *lbuf, uint64_t raddr
                 break;
             ctx_progress(ctx);
         }
-        if (shm_unlikely(rc != 0))
+        if (shm_unlikely(rc != 0)) {
+            cdt_ofi_count(ctx, issued, (uint64_t)-1); /* not issued after all */
             return rc;
-        cdt_ofi_count(ctx, is_get ? &ctx->get_issued : &ctx->put_issued, 1);
+        }
     }
     return 0;
 }
@@ -184,9 +198,9 @@ void cdt_ofi_put_slow(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *
     if (cdt_plan_put(bytes, 0, cdt_ofi_fast_g.bounce_size, ctx->bounce_n) == CDT_PATH_BOUNCE) {
         char *b = bounce_slot(ctx);
         memcpy(b, src, bytes);
+        cdt_ofi_count(ctx, &ctx->put_issued, 1);
         CDT_RETRY(ctx, fi_write(ctx->ep, b, bytes, NULL, (fi_addr_t)pe, raddr, key, opctx),
                   "put", pe);
-        cdt_ofi_count(ctx, &ctx->put_issued, 1);
         return;
     }
     ssize_t rc = cdt_ofi_rma_frags(ctx, 0, (void *)src, raddr, key, bytes, (fi_addr_t)pe, opctx);

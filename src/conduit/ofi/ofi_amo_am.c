@@ -421,5 +421,5 @@ static void am_issue(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg,
     pthread_mutex_unlock(&am_g.lock);
     if (blocking)
         while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE))
-            cdt_progress();
+            cdt_poll_idle(); /* yields where waiters may hold a core others need */
 }

@@ -26,7 +26,11 @@ static int online_cores(void)
     return n > 0 ? (int)n : 1;
 }
 
-static int yield_wanted(const char *mode, int local_pes)
+/* auto: yield when the PE's waiting threads may hold a core someone else
+ * needs -- more PEs than cores on this host, or SHMEM_THREAD_MULTIPLE (the
+ * program's own threads; a thread waiting on a shared context's counter waits
+ * for the other threads' operations, which need a core to be issued). */
+static int yield_wanted(const char *mode, int local_pes, int thread_level)
 {
     if (strcmp(mode, "on") == 0 || strcmp(mode, "1") == 0)
         return 1;
@@ -34,7 +38,7 @@ static int yield_wanted(const char *mode, int local_pes)
         return 0;
     if (strcmp(mode, "auto") != 0)
         shm_fatal("SHMEM_YIELD='%s' is not valid: expected on, off or auto", mode);
-    return local_pes > online_cores();
+    return local_pes > online_cores() || thread_level == SHMEM_THREAD_MULTIPLE;
 }
 
 /*
@@ -200,7 +204,7 @@ void shm_core_init(int requested)
         .fragment_size = shm_env_g.FRAGMENT_SIZE,
         .progress_thread = shm_env_g.PROGRESS_THREAD,
         .progress_interval_us = shm_env_g.PROGRESS_INTERVAL,
-        .yield = yield_wanted(shm_env_g.YIELD, shm_rt_g.local_size),
+        .yield = yield_wanted(shm_env_g.YIELD, shm_rt_g.local_size, requested),
     };
     if ((st = cdt_init(&cfg)) != SHM_OK)
         shm_fatal("network initialisation failed: %s", shm_status_str(st));

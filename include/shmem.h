@@ -15,6 +15,12 @@
 #include "ofishmem/typelists.h"
 
 #ifdef __cplusplus
+/* The reduction tables declare double _Complex / float _Complex functions:
+ * a C99 extension to clang++ -pedantic, popped at the end of this file. */
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wc99-extensions"
+#endif
 extern "C" {
 #endif
 
@@ -109,6 +115,19 @@ void *shmem_align(size_t alignment, size_t size);
 void *shmem_realloc(void *ptr, size_t size);
 void shmem_free(void *ptr);
 void *shmem_malloc_with_hints(size_t size, long hints);
+/* Deprecated (1.2) */
+void *shmalloc(size_t size);
+void shfree(void *ptr);
+void *shrealloc(void *ptr, size_t size);
+void *shmemalign(size_t alignment, size_t size);
+
+/* ---- Cache management: removed after 1.4, kept for old programs; no effect */
+void shmem_clear_cache_inv(void);
+void shmem_set_cache_inv(void);
+void shmem_clear_cache_line_inv(void *dest);
+void shmem_set_cache_line_inv(void *dest);
+void shmem_udcflush(void);
+void shmem_udcflush_line(void *dest);
 
 /* ---- RMA -------------------------------------------------------------- */
 #define SHM_DECL_RMA(T, N)                                                     \
@@ -204,7 +223,7 @@ void shmem_sync_all(void);
 #define SHM_DECL_P2P(T, N)                                                     \
     void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                \
     int shmem_##N##_test(T *ivar, int cmp, T cmp_value);
-SHM_P2P_TYPES(SHM_DECL_P2P)
+SHM_P2P_WAIT_TYPES(SHM_DECL_P2P) /* short and ushort: deprecated */
 #undef SHM_DECL_P2P
 
 #define SHM_DECL_P2P_DEPRECATED(T, N) void shmem_##N##_wait(T *ivar, T cmp_value);
@@ -222,6 +241,11 @@ void shmem_wait(long *ivar, long cmp_value);                /* deprecated */
 
 #ifdef __cplusplus
 }
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
+/* C++: the generic names as overloads over the same type tables. */
+#include "ofishmem/cxx_generics.h"
 #endif
 
 #endif /* SHMEM_H */

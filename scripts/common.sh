@@ -11,8 +11,9 @@ JOBS=${JOBS:-$(nproc)}
 OFISHMEM_DEBS=(build-essential cmake pkg-config libfabric-dev libfabric-bin libpmix-dev libclang-rt-14-dev
                libcmocka-dev iproute2 procps)
 # Extra packages for the test suite: other launchers (Open MPI, Slurm + munge),
-# the peer library for bench/compare (Open MPI's OSHMEM), valgrind, gnuplot.
-OFISHMEM_TEST_DEBS=(openmpi-bin libopenmpi-dev slurm-wlm munge valgrind gnuplot-nox groff-base)
+# the peer library for bench/compare (Open MPI's OSHMEM), valgrind, gnuplot,
+# clang (the headers are compiled as C++ by g++ and clang++: cxx.headers).
+OFISHMEM_TEST_DEBS=(openmpi-bin libopenmpi-dev slurm-wlm munge valgrind gnuplot-nox groff-base clang)
 
 ensure_debs() {
     local missing=()

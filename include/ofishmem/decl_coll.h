@@ -11,6 +11,23 @@
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
 
+/*
+ * shmem_sync has two forms of different arity: shmem_sync(team) (1.5, the
+ * same as shmem_team_sync) and the deprecated active-set
+ * shmem_sync(PE_start, logPE_stride, PE_size, pSync) above. In C the name is
+ * a macro that picks by the number of arguments; any other count does not
+ * compile. The exported symbol shmem_sync is the active-set form (binaries
+ * built before the team form existed call it).
+ */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L
+struct shm_sync_takes_1_or_4_arguments;
+void shm_sync_wrong_arity(struct shm_sync_takes_1_or_4_arguments *);
+#define SHM_SYNC_PICK_(a, b, c, d, NAME, ...) NAME
+#define shmem_sync(...)                                                        \
+    SHM_SYNC_PICK_(__VA_ARGS__, shmem_sync, shm_sync_wrong_arity, shm_sync_wrong_arity, \
+                   shmem_team_sync, shm_sync_wrong_arity)(__VA_ARGS__)
+#endif
+
 /* ---- Broadcast, collect, fcollect, alltoall(s) ------------------------- */
 #define SHM_DECL_COLL_RMA(T, N)                                                \
     int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,      \

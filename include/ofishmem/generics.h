@@ -63,8 +63,8 @@ void shm_generic_no_match(struct shm_generic_type_not_supported *);
 #define shmem_iget(...) SHM_GENERIC(SHM_GENERIC_TYPES, iget, __VA_ARGS__)
 #define shmem_ibput(...) SHM_GENERIC(SHM_GENERIC_TYPES, ibput, __VA_ARGS__)
 #define shmem_ibget(...) SHM_GENERIC(SHM_GENERIC_TYPES, ibget, __VA_ARGS__)
-#define shmem_wait_until(...) SHM_GENERIC_NOCTX(SHM_P2P_GENERIC_TYPES, wait_until, __VA_ARGS__)
-#define shmem_test(...) SHM_GENERIC_NOCTX(SHM_P2P_GENERIC_TYPES, test, __VA_ARGS__)
+#define shmem_wait_until(...) SHM_GENERIC_NOCTX(SHM_P2P_WAIT_GENERIC_TYPES, wait_until, __VA_ARGS__)
+#define shmem_test(...) SHM_GENERIC_NOCTX(SHM_P2P_WAIT_GENERIC_TYPES, test, __VA_ARGS__)
 
 #endif /* C11 */
 #endif /* OFISHMEM_GENERICS_H */

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: BSD-3-Clause
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The one place the OpenSHMEM 1.6 type tables are written down.
  *
@@ -71,9 +71,23 @@
 #define SHM_P2P_TYPES(X) SHM_AMO_STD_TYPES(X)
 #define SHM_P2P_GENERIC_TYPES(X) SHM_AMO_STD_GENERIC_TYPES(X)
 
+/*
+ * The types the 1.4 point-to-point table had and 1.5 deprecated: short and
+ * unsigned short stay valid (deprecated) for shmem_wait_until, shmem_test
+ * and shmem_wait, typed and C11 generic; the _all/_any/_some(_vector) forms
+ * came after and never took them.
+ */
+#define SHM_P2P_DEPRECATED_ONLY_TYPES(X) X(short, short) X(unsigned short, ushort)
+#define SHM_P2P_DEPRECATED_ONLY_GENERIC_TYPES(X) SHM_P2P_DEPRECATED_ONLY_TYPES(X)
+
 /* Deprecated shmem_TYPE_wait: the 1.4 point-to-point table. */
 #define SHM_P2P_DEPRECATED_TYPES(X)                                            \
-    X(short, short) X(unsigned short, ushort) SHM_AMO_STD_TYPES(X)
+    SHM_P2P_DEPRECATED_ONLY_TYPES(X) SHM_AMO_STD_TYPES(X)
+
+/* Every type shmem_wait_until / shmem_test accept (current and deprecated). */
+#define SHM_P2P_WAIT_TYPES(X) SHM_P2P_DEPRECATED_TYPES(X)
+#define SHM_P2P_WAIT_GENERIC_TYPES(X)                                          \
+    SHM_P2P_DEPRECATED_ONLY_GENERIC_TYPES(X) SHM_P2P_GENERIC_TYPES(X)
 
 /* Reduction tables (1.6 "Reduction Types, Names and Supporting Operations"). */
 #define SHM_REDUCE_BITWISE_TYPES(X)                                            \

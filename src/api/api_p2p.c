@@ -43,7 +43,7 @@ static inline int shm_cmp_ok(const char *fn, int cmp, int lt, int eq)
         }                                                                      \
         return 0;                                                              \
     })
-SHM_P2P_TYPES(SHM_P2P_TYPED)
+SHM_P2P_WAIT_TYPES(SHM_P2P_TYPED)
 
 /*
  * Sets of variables. status[i] != 0 excludes ivars[i]; a NULL status

@@ -30,11 +30,13 @@ typedef struct {
     const char *domain;      /**< NULL/"" = first */
     int thread_safe;         /**< several threads may call in at once */
     size_t inject_size;      /**< 0 = provider's */
+    int quiet_flush;         /**< inject puts that are not delivery-complete; quiet reads back */
     size_t bounce_size;      /**< medium-put threshold */
     long bounce_buffers;     /**< per context */
     size_t fragment_size;    /**< large transfers split into these */
     int progress_thread;     /**< start a progress thread */
     long progress_interval_us;
+    long fabric_timeout_s;   /**< 0: wait for the fabric forever */
     int yield;               /**< sched_yield while polling */
 } cdt_config_t;
 
@@ -91,6 +93,7 @@ typedef struct {
     const char *provider; /**< NULL/"": the PE's if this process is one, else FI_PROVIDER, else "shm" */
     int thread_safe;      /**< several threads call in at once */
     size_t cq_size;       /**< 0: default */
+    int wait_fd;          /**< open the CQ with a wait object where the provider has one */
 } cdt_msg_cfg_t;
 
 /**

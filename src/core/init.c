@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/init.h"
@@ -39,6 +40,18 @@ static int yield_wanted(const char *mode, int local_pes, int thread_level)
     if (strcmp(mode, "auto") != 0)
         shm_fatal("SHMEM_YIELD='%s' is not valid: expected on, off or auto", mode);
     return local_pes > online_cores() || thread_level == SHMEM_THREAD_MULTIPLE;
+}
+
+/* SHMEM_PROGRESS_THREAD: on, off, or auto (on when there are peers to serve). */
+static int progress_wanted(const char *mode, int npes)
+{
+    if (strcmp(mode, "on") == 0 || strcmp(mode, "1") == 0 || strcmp(mode, "yes") == 0)
+        return 1;
+    if (strcmp(mode, "off") == 0 || strcmp(mode, "0") == 0 || strcmp(mode, "no") == 0)
+        return 0;
+    if (strcmp(mode, "auto") != 0)
+        shm_fatal("SHMEM_PROGRESS_THREAD='%s' is not valid: expected auto, on or off", mode);
+    return npes > 1;
 }
 
 /*
@@ -116,6 +129,82 @@ static job_settings_t job_settings_check(void)
 static int init_depth;
 
 /*
+ * Where start-up time goes: each phase's wall time, logged under
+ * SHMEM_LOG_LEVEL=init=debug once init (or finalize) is done. Marks are
+ * taken always (clock_gettime is a vDSO call); only the log is optional.
+ */
+#define INIT_MAX_PHASES 16
+static struct {
+    const char *name[INIT_MAX_PHASES];
+    double t[INIT_MAX_PHASES];
+    int n;
+    double t0;
+} init_clock;
+
+static double init_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void init_clock_start(void)
+{
+    init_clock.n = 0;
+    init_clock.t0 = init_now();
+}
+
+static void init_phase(const char *name)
+{
+    if (init_clock.n < INIT_MAX_PHASES) {
+        init_clock.name[init_clock.n] = name;
+        init_clock.t[init_clock.n++] = init_now();
+    }
+}
+
+/* Seconds from exec to now (process start from /proc, 10 ms resolution). */
+static double init_since_exec(void)
+{
+    FILE *f = fopen("/proc/self/stat", "r");
+    char buf[1024];
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    unsigned long long start = 0;
+    /* After ")": state is field 3, starttime field 22. */
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    if (p == NULL || sscanf(p + 1, "%llu", &start) != 1)
+        return -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    long hz = sysconf(_SC_CLK_TCK);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 - (double)start / (double)(hz > 0 ? hz : 100);
+}
+
+static void init_clock_log(const char *what)
+{
+    if (shm_log_level_g[SHM_LOG_INIT] < SHM_LVL_DEBUG)
+        return;
+    char line[768];
+    size_t off = 0;
+    double prev = init_clock.t0;
+    for (int i = 0; i < init_clock.n && off < sizeof(line); i++) {
+        off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%s %.1f", i ? ", " : "",
+                                init_clock.name[i], (init_clock.t[i] - prev) * 1e3);
+        prev = init_clock.t[i];
+    }
+    double total = (prev - init_clock.t0) * 1e3;
+    if (strcmp(what, "init") == 0)
+        SHM_DEBUG(INIT, "init %.1f ms (process started %.0f ms before it returned): %s ms", total,
+                  init_since_exec() * 1e3, line);
+    else
+        SHM_DEBUG(INIT, "%s %.1f ms: %s ms", what, total, line);
+}
+
+/*
  * libinfinipath (linked into libfabric for its psm provider) installs
  * handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT and SIGTERM
  * when it is loaded, unless IPATH_NO_BACKTRACE is set. They print a
@@ -165,11 +254,13 @@ void shm_core_init(int requested)
     if (shm_state_g.run_state == SHM_STATE_FINALIZED)
         shm_fatal("shmem_init called after shmem_finalize: the library cannot be restarted");
 
+    init_clock_start();
     signals_restore_defaults();
     shm_status_t st = shm_rt_init();
     if (st != SHM_OK)
         shm_fatal("cannot reach the launcher (PMIx): %s", shm_status_str(st));
     shm_log_set_identity(shm_rt_g.rank);
+    init_phase(shm_rt_g.singleton ? "runtime (singleton)" : "runtime connect");
 
     char err[256];
     if (shm_env_load(&shm_env_g, shm_env_from_process, err, sizeof(err)) != SHM_OK)
@@ -188,8 +279,11 @@ void shm_core_init(int requested)
     if ((st = shm_heap_init(shm_env_g.SYMMETRIC_SIZE, direct ? shm_rt_g.nspace : NULL,
                             shm_rt_g.rank)) != SHM_OK)
         shm_fatal("symmetric heap: %s", shm_status_str(st));
+    init_phase("heap set-up");
 
-    int thread_safe = requested == SHMEM_THREAD_MULTIPLE || shm_env_g.PROGRESS_THREAD;
+    int progress = progress_wanted(shm_env_g.PROGRESS_THREAD, shm_rt_g.size);
+    /* The progress thread drives the default endpoint beside the PE's own calls. */
+    int thread_safe = requested == SHMEM_THREAD_MULTIPLE || progress;
     cdt_config_t cfg = {
         .rank = shm_rt_g.rank,
         .size = shm_rt_g.size,
@@ -199,15 +293,18 @@ void shm_core_init(int requested)
         .domain = shm_env_g.OFI_DOMAIN,
         .thread_safe = thread_safe,
         .inject_size = shm_env_g.INJECT_SIZE,
+        .quiet_flush = shm_env_g.QUIET_FLUSH,
         .bounce_size = shm_env_g.BOUNCE_SIZE,
         .bounce_buffers = shm_env_g.BOUNCE_BUFFERS,
         .fragment_size = shm_env_g.FRAGMENT_SIZE,
-        .progress_thread = shm_env_g.PROGRESS_THREAD,
+        .progress_thread = progress,
         .progress_interval_us = shm_env_g.PROGRESS_INTERVAL,
+        .fabric_timeout_s = shm_env_g.FABRIC_TIMEOUT,
         .yield = yield_wanted(shm_env_g.YIELD, shm_rt_g.local_size, requested),
     };
     if ((st = cdt_init(&cfg)) != SHM_OK)
         shm_fatal("network initialisation failed: %s", shm_status_str(st));
+    init_phase("fabric open");
     for (int s = 0; s < SHM_NSEGS; s++)
         if ((st = cdt_seg_expose(s, (void *)shm_seg_g[s].base, shm_seg_g[s].len)) != SHM_OK)
             shm_fatal("cannot register %s segment: %s", s == SHM_SEG_HEAP ? "heap" : "data",
@@ -215,12 +312,14 @@ void shm_core_init(int requested)
     unsigned ctx_flags = requested == SHMEM_THREAD_MULTIPLE ? CDT_CTX_SHARED : 0;
     if ((st = cdt_ctx_init(&shm_ctx_default_g.cdt, ctx_flags)) != SHM_OK)
         shm_fatal("default context: %s", shm_status_str(st));
+    init_phase("registration+endpoint");
     shm_ctx_default_g.is_default = 1;
     job_settings_t js = job_settings_mine();
     if (shm_rt_put(JOB_SETTINGS_KEY, &js, sizeof(js)) != SHM_OK)
         shm_fatal("cannot publish this PE's job settings to the launcher (PMIx)");
     if ((st = cdt_connect()) != SHM_OK)
         shm_fatal("address exchange failed: %s", shm_status_str(st));
+    init_phase("exchange");
     job_settings_t pe0 = job_settings_check();
     if (direct)
         job_settings_wait_local(&pe0);
@@ -231,6 +330,7 @@ void shm_core_init(int requested)
         shm_fatal("same-host heap mapping: %s", shm_status_str(st));
     if ((st = cdt_progress_thread_start()) != SHM_OK)
         shm_fatal("cannot start the progress thread");
+    init_phase("settings check+peer heaps");
 
     /* First allocation, same on every PE: the library's own symmetric words. */
     shm_state_g.barrier_psync = shm_heap_alloc(SHM_INTERNAL_WORDS * sizeof(uint64_t), 0);
@@ -239,6 +339,7 @@ void shm_core_init(int requested)
     memset(shm_state_g.barrier_psync, 0, SHM_INTERNAL_WORDS * sizeof(uint64_t));
     shm_state_g.barrier_epoch = 0;
     shm_team_init(); /* predefined teams and the team workspace pool (same on every PE) */
+    init_phase("teams");
 
     shm_state_g.run_state = SHM_STATE_RUNNING;
     init_depth = 1;
@@ -256,10 +357,14 @@ void shm_core_init(int requested)
     /* Every PE's memory is registered and every address known before anyone returns. */
     if ((st = shm_rt_barrier()) != SHM_OK)
         shm_fatal("init barrier failed: %s", shm_status_str(st));
-    if (cdt_wireup())
+    init_phase("barrier");
+    if (cdt_wireup()) {
         shm_coll_barrier_world(); /* every pair's connection is up before anyone returns */
+        init_phase("wire-up");
+    }
     /* Everyone on this host has mapped our heap: its name can go. */
     shm_heap_shared_unlink();
+    init_clock_log("init");
 }
 
 void shm_core_finalize(void)
@@ -271,16 +376,22 @@ void shm_core_finalize(void)
         cdt_quiet(&shm_ctx_default_g.cdt);
         return;
     }
+    init_clock_start();
     cdt_quiet(&shm_ctx_default_g.cdt);
     shm_coll_barrier_world();
+    init_phase("barrier");
     shm_state_g.run_state = SHM_STATE_FINALIZED;
     /* Nobody may still target our memory when it goes: one more fence. */
     shm_rt_barrier();
+    init_phase("runtime fence");
     cdt_progress_thread_stop(); /* it polls the default context closed below */
     shm_team_fini();
     cdt_ctx_fini(&shm_ctx_default_g.cdt);
     cdt_fini();
+    init_phase("fabric close");
     shm_heap_fini();
+    init_phase("heap");
+    init_clock_log("finalize");
     shm_rt_fini();
 }
 

@@ -34,9 +34,10 @@ shm_rma_xfer(const char *fn, struct shm_ctx *ctx, void *local, const void *remot
 {
     size_t off;
     shm_rma_check(fn, ctx, pe);
-    int seg = shm_xlate_or_die(fn, remote, bytes, &off, is_put ? "destination" : "source");
+    /* Zero bytes: no effect, whatever the pointers (the spec allows NULL). */
     if (shm_unlikely(bytes == 0))
         return;
+    int seg = shm_xlate_or_die(fn, remote, bytes, &off, is_put ? "destination" : "source");
     if (pe == shm_state_g.me) {
         if (is_put)
             memmove((void *)remote, local, bytes);

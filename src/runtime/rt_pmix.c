@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/env.h"
 #include "core/log.h"
 
 shm_rt_info_t shm_rt_g;
@@ -247,10 +248,34 @@ static void rt_register_events(void)
     rt_evhdlr_up = 1;
 }
 
+/*
+ * A launcher that serves PMIx (oshrun, Slurm's srun --mpi=pmix, Open MPI's
+ * mpirun/prterun) gives each process it starts its namespace, its rank and
+ * the server's address in the environment (PMIx_server_setup_fork). With
+ * none of them, no server was set up for this process: PMIx_Init would only
+ * spend 20-40 ms finding that out (and PMIx 4 would then make a one-process
+ * job of its own), so the process is a singleton at once.
+ */
+static int rt_launched_by_pmix(void)
+{
+    static const char *const vars[] = {
+        "PMIX_NAMESPACE",    "PMIX_RANK",         "PMIX_SERVER_URI41", "PMIX_SERVER_URI4",
+        "PMIX_SERVER_URI3",  "PMIX_SERVER_URI21", "PMIX_SERVER_URI2",  "PMIX_SERVER_URI",
+    };
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = shm_env_from_process(vars[i]);
+        if (v != NULL && *v != '\0')
+            return 1;
+    }
+    return 0;
+}
+
 shm_status_t shm_rt_init(void)
 {
     if (gethostname(rt_host, sizeof(rt_host) - 1) != 0)
         snprintf(rt_host, sizeof(rt_host), "?");
+    if (!rt_launched_by_pmix())
+        return init_singleton();
     pmix_status_t rc = PMIx_Init(&rt_me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         SHM_DEBUG(RT, "PMIx_Init: %s; running as a single PE", PMIx_Error_string(rc));

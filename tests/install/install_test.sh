@@ -9,15 +9,17 @@ build=$1
 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
-cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+install_prefix "$build" "$tmp/prefix"
 P=$tmp/prefix
-for f in bin/oshcc bin/oshrun bin/osh_info include/shmem.h include/shmemx.h \
-         include/ofishmem/typelists.h lib/pkgconfig/ofishmem.pc \
+for f in bin/oshcc bin/oshc++ bin/oshcxx bin/oshCC bin/oshrun bin/osh_info include/shmem.h \
+         include/shmemx.h include/mpp/shmem.h include/mpp/shmemx.h include/ofishmem/typelists.h \
+         include/ofishmem/cxx_generics.h lib/pkgconfig/ofishmem.pc \
          lib/cmake/ofishmem/ofishmem-config.cmake lib/cmake/ofishmem/ofishmem-config-version.cmake \
          lib/cmake/ofishmem/ofishmem-targets.cmake \
-         share/man/man1/oshrun.1 share/man/man1/oshcc.1 share/man/man1/osh_info.1; do
+         share/man/man1/oshrun.1 share/man/man1/oshcc.1 share/man/man1/osh_info.1 \
+         share/man/man1/oshc++.1 share/man/man1/oshcxx.1 share/man/man1/oshCC.1; do
     [ -e "$P/$f" ] || fail "missing $f in the installed prefix"
 done
 ls "$P"/lib/libofishmem.so* >/dev/null || fail "no shared library installed"
@@ -28,6 +30,12 @@ mv "$P" "$tmp/moved"
 P=$tmp/moved
 cp "$src/examples/hello_ring.c" "$tmp/ring.c"
 (cd "$tmp" && "$P/bin/oshcc" -O2 ring.c -o ring) || fail "oshcc could not build a program"
+# SGI-era programs include <mpp/shmem.h> (deprecated header directory, still required).
+sed 's|#include <shmem.h>|#include <mpp/shmem.h>\n#include <mpp/shmemx.h>|' "$src/examples/hello_ring.c" \
+    >"$tmp/ring_mpp.c"
+grep -q '<mpp/shmem.h>' "$tmp/ring_mpp.c" || fail "hello_ring.c does not include <shmem.h> as expected"
+(cd "$tmp" && "$P/bin/oshcc" -O2 ring_mpp.c -o ring_mpp) ||
+    fail "oshcc could not build a program that includes <mpp/shmem.h>"
 cc -std=gnu11 "$tmp/ring.c" -o "$tmp/ring_pc" \
     $(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --define-prefix --cflags --libs ofishmem) ||
     fail "pkg-config flags do not build a program"
@@ -68,7 +76,7 @@ grep -q "compatible with requested version \"9.0\"" <<<"$out" ||
 echo "ok: find_package(ofishmem) builds ofishmem::ofishmem and ofishmem::ofishmem_static"
 
 # Man pages: installed, and groff renders them without a warning.
-for m in oshrun oshcc osh_info; do
+for m in oshrun oshcc oshc++ oshcxx oshCC osh_info; do
     page="$P/share/man/man1/$m.1"
     warn=$(groff -man -ww -z "$page" 2>&1) || fail "groff failed on $m.1: $warn"
     [ -z "$warn" ] || fail "groff warns on $m.1: $warn"
@@ -90,7 +98,7 @@ done
 echo "ok: man pages installed and render without warnings"
 
 for prov in shm "tcp;ofi_rxm"; do
-    for exe in ring ring_pc ring_cm ring_cm_static; do
+    for exe in ring ring_pc ring_cm ring_cm_static ring_mpp; do
         out=$(SHMEM_OFI_PROVIDER=$prov FI_TCP_IFACE=lo "$P/bin/oshrun" -n 4 --timeout 60 \
               "$tmp/$exe" 2>&1) || fail "$exe on $prov: $out"
         grep -q "ring OK: 4 of 4" <<<"$out" || fail "$exe on $prov printed: $out"

@@ -201,6 +201,32 @@ true)
     expect_msg "^oshrun: PE [01] \(pid [0-9]+\) exited with status 1; ending the job$"
     expect_all_gone
     ;;
+stale_tmpdir)
+    # A SIGKILLed oshrun leaves its rendezvous directory; the next oshrun
+    # removes it (dead owner, same pid namespace) and keeps the others: a
+    # live owner's, and one named from another pid namespace.
+    ns=$(stat -L -c %i /proc/self/ns/pid)
+    "$OSHRUN" -n 1 sleep 30 >/dev/null 2>&1 </dev/null &
+    BG_PID=$!
+    for _ in $(seq 100); do
+        compgen -G "$TMPDIR/oshrun.$ns.$BG_PID.*" >/dev/null && break
+        sleep 0.1
+    done
+    killed=$(compgen -G "$TMPDIR/oshrun.$ns.$BG_PID.*") || fail "oshrun made no $TMPDIR/oshrun.$ns.$BG_PID.* directory"
+    kids=$(pgrep -P "$BG_PID")
+    kill -KILL "$BG_PID"; wait "$BG_PID" 2>/dev/null
+    [[ -n $kids ]] && kill -KILL $kids 2>/dev/null
+    BG_PID=""
+    [[ -d ${killed:-/nonexistent} ]] || fail "the killed oshrun's directory is gone already"
+    live=$TMPDIR/oshrun.$ns.$$.keep1 other=$TMPDIR/oshrun.$((ns + 1)).999999.keep2
+    mkdir -p "$live/x" "$other/x"
+    run_oshrun -n 1 /bin/true
+    expect_rc 0
+    [[ -e ${killed:-/nonexistent} ]] && fail "the killed oshrun's directory $killed was not removed"
+    [[ -d $live/x ]] || fail "a live oshrun's directory was removed"
+    [[ -d $other/x ]] || fail "another pid namespace's directory was removed"
+    rm -rf "$live" "$other"
+    ;;
 signal)
     failure_case signal 137 \
         "^oshrun: PE 1 \(pid [0-9]+\) was killed by signal 9 \(Killed\); ending the job$"

@@ -247,6 +247,12 @@ static inline void pe_usleep(long us)
     X(size_t, size)                                                                          \
     X(ptrdiff_t, ptrdiff)
 
+// Deprecated point-to-point types: short and unsigned short, still valid for
+// shmem_wait_until, shmem_test and shmem_wait (1.5 deprecated them).
+#define PE_P2P_DEPRECATED_TYPES(X)                                                           \
+    X(short, short)                                                                          \
+    X(unsigned short, ushort)
+
 // A typed value that depends on the writing PE (< 64), the case k (< 1024;
 // fold a type number into it to make values differ per type) and the index
 // j (< 128); never 0 (0 is what untouched memory holds in the tests). Exact

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// shmem_TYPE_wait_until and shmem_TYPE_test for every point-to-point type and
+// shmem_TYPE_wait_until and shmem_TYPE_test for every point-to-point type (and
+// the deprecated short and unsigned short) and
 // every SHMEM_CMP_* operator. PEs work in pairs (0,1), (2,3): one waits on its
 // variable while the other, after a delay, first writes a value that does
 // NOT satisfy the condition, fences, waits again and then writes one that
@@ -128,6 +129,7 @@ static const struct {
     }
 
 PE_P2P_TYPES(DEFINE_WAIT_TEST)
+PE_P2P_DEPRECATED_TYPES(DEFINE_WAIT_TEST)
 
 #define CALL_WAIT_TEST(T, NAME) test_##NAME();
 
@@ -136,6 +138,7 @@ int main(void)
     shmem_init();
     pe_begin("wait_test");
     PE_P2P_TYPES(CALL_WAIT_TEST)
+    PE_P2P_DEPRECATED_TYPES(CALL_WAIT_TEST)
     shmem_finalize();
     return pe_end();
 }

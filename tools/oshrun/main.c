@@ -39,6 +39,19 @@ static void osr_sweep_heap_objects(const osr_job_t *job)
     }
 }
 
+// The PMIx server discovers this host's topology (hwloc) at start to share
+// it with the PEs. hwloc's I/O plugins (PCI, OpenCL, GL with X11, libxml2
+// with ICU) add nothing the PEs use and ~50 ms of library loading: keep
+// them out, unless the user chose hwloc's plugins or components. Set after
+// the PEs' environment is built, so it is oshrun's alone.
+static void osr_trim_hwloc(void)
+{
+    if (getenv("HWLOC_PLUGINS_BLACKLIST") == NULL && getenv("HWLOC_COMPONENTS") == NULL &&
+        getenv("HWLOC_XMLFILE") == NULL)
+        setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_pci,hwloc_opencl,hwloc_gl,hwloc_cuda,hwloc_nvml,"
+               "hwloc_rsmi,hwloc_levelzero,hwloc_xml_libxml", 0);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -332,6 +345,7 @@ int main(int argc, char **argv)
     }
     if (osr_tmpdir_create(&job) != 0)
         goto out_job;
+    osr_trim_hwloc();
     if (osr_server_init(&job) != 0)
         goto out_tmpdir;
     if (osr_server_register_job(&job) != 0)

@@ -4,10 +4,13 @@
 // PE registration, and the upcalls the PMIx library makes on its own thread.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dirent.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "oshrun.h"
@@ -18,6 +21,18 @@ static osr_job_t *osr_job_g;
 // ---------------------------------------------------------------------------
 // Rendezvous directory
 
+static void tmpdir_sweep(const char *base);
+
+// The pid namespace we run in: a directory named by an oshrun of another one
+// says nothing about processes we can see.
+static unsigned long long pidns_id(void)
+{
+    struct stat st;
+    return stat("/proc/self/ns/pid", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
+// $TMPDIR/oshrun.<pid namespace>.<pid>.XXXXXX: the owner's identity is in
+// the name, so a later oshrun can remove what a killed one left behind.
 int osr_tmpdir_create(osr_job_t *job)
 {
     const char *base = getenv("TMPDIR");
@@ -25,7 +40,8 @@ int osr_tmpdir_create(osr_job_t *job)
 
     if (base == NULL || base[0] == '\0' || access(base, W_OK | X_OK) != 0)
         base = "/tmp";
-    if (asprintf(&path, "%s/oshrun.XXXXXX", base) < 0)
+    tmpdir_sweep(base);
+    if (asprintf(&path, "%s/oshrun.%llu.%d.XXXXXX", base, pidns_id(), (int)getpid()) < 0)
         return -1;
     if (mkdtemp(path) == NULL) {
         fprintf(stderr, OSR_NAME ": cannot create a temporary directory under %s: %s\n", base,
@@ -47,6 +63,36 @@ static int rm_entry(const char *path, const struct stat *sb, int type, struct FT
     else
         unlink(path);
     return 0;
+}
+
+// Removes the rendezvous directories of earlier oshrun processes that no
+// longer exist: ours (same user), made in this pid namespace, whose pid is
+// gone. A live process with a reused pid keeps its directory (a leak, never
+// a removal of a live job's files).
+static void tmpdir_sweep(const char *base)
+{
+    DIR *d = opendir(base);
+    if (d == NULL)
+        return;
+    unsigned long long ns = pidns_id();
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        unsigned long long dns;
+        int pid, n = 0;
+        if (sscanf(de->d_name, "oshrun.%llu.%d.%n", &dns, &pid, &n) != 2 || n == 0 ||
+            dns != ns || pid <= 0 || pid == (int)getpid())
+            continue;
+        if (kill(pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char *path = NULL;
+        struct stat st;
+        if (asprintf(&path, "%s/%s", base, de->d_name) < 0)
+            continue;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid())
+            nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+        free(path);
+    }
+    closedir(d);
 }
 
 void osr_tmpdir_remove(osr_job_t *job)

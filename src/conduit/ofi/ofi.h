@@ -61,6 +61,7 @@ typedef struct {
     pthread_t progress_tid;
     volatile int progress_stop;
     int progress_running;
+    int dflt_wait_fd;         /* the default context's CQ has an FI_WAIT_FD */
 } cdt_ofi_t;
 
 extern cdt_ofi_t cdt_ofi_g;
@@ -73,6 +74,28 @@ void cdt_ofi_amo_info_print(FILE *f);
 int cdt_ofi_amo_am_open(void);
 void cdt_ofi_amo_am_progress(void);
 void cdt_ofi_amo_am_fini(void);
+/* Its CQ when it has a wait object (for the progress thread), else NULL. */
+struct fid_cq *cdt_ofi_amo_am_wait_cq(struct fid_fabric **fabric_p);
+/* Same-host targets this context sent work since its last quiet: wake them
+ * (rate-limited) while waiting for that work (ofi_progress.c). */
+void cdt_ofi_kick_pending(cdt_ctx_t *ctx);
+/* Between two polls of a wait that found nothing: yield the core when told
+ * to, or once this wait has lasted a while. */
+void cdt_ofi_idle_pause(void);
+/* Each PE's host name (64 bytes), published at cdt_connect. */
+#define CDT_OFI_HOST_KEY "ofishmem.host"
+
+/* A wait on operations this PE issued: ends the job when no operation has
+ * completed for SHMEM_FABRIC_TIMEOUT (v: a completion count, or anything
+ * that changes when the wait progresses). */
+typedef struct {
+    uint64_t last_v, since_ns;
+    unsigned polls;
+} cdt_ofi_stall_t;
+void cdt_ofi_stall_check(cdt_ofi_stall_t *s, uint64_t v, cdt_ctx_t *ctx, const char *what,
+                         int pe);
+/* How progress is made, for SHMEM_INFO. */
+const char *cdt_ofi_progress_describe(void);
 
 __attribute__((noreturn, cold)) void cdt_ofi_fatal_rc(const char *op, int pe, ssize_t rc);
 

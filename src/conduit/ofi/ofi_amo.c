@@ -179,8 +179,10 @@ void cdt_ofi_amo_wait(cdt_ctx_t *ctx)
         cdt_ofi_wait_gets(ctx);
         return;
     }
+    cdt_ofi_stall_t stall = {0};
     for (;;) {
-        if (fi_cntr_read(ctx->get_cntr) >= target) {
+        uint64_t v = fi_cntr_read(ctx->get_cntr);
+        if (v >= target) {
             ctx->get_done = target;
             return;
         }
@@ -188,8 +190,9 @@ void cdt_ofi_amo_wait(cdt_ctx_t *ctx)
             cdt_ofi_wait_gets(ctx); /* reports the error */
             return;
         }
-        if (cdt_ofi_fast_g.yield)
-            sched_yield();
+        cdt_ofi_kick_pending(ctx);
+        cdt_ofi_stall_check(&stall, v, ctx, "fetching atomic", -1);
+        cdt_ofi_idle_pause();
     }
 }
 
@@ -203,6 +206,7 @@ void cdt_ofi_amo_retry(cdt_ctx_t *ctx, ssize_t rc, const struct fi_msg_atomic *m
     while (rc != 0) {
         if (rc == -FI_EAGAIN) {
             amo_ctx_progress(ctx);
+            cdt_ofi_issued(ctx, pe);
         } else if ((*flags & FI_INJECT) &&
                    (rc == -FI_EINVAL || rc == -FI_EOPNOTSUPP || rc == -FI_ENOSYS ||
                     rc == -FI_EMSGSIZE)) {

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "conduit/ofi/ofi.h"
+#include "conduit/ofi/ofi_msg.h"
 #include "core/log.h"
 #include "runtime/rt.h"
 
@@ -144,7 +145,9 @@ static void *am_local(int seg, uint64_t off, size_t size)
 
 int cdt_ofi_amo_am_open(void)
 {
-    cdt_msg_cfg_t cfg = {.provider = cdt_ofi_g.prov_name, .thread_safe = cdt_ofi_g.cfg.thread_safe};
+    cdt_msg_cfg_t cfg = {.provider = cdt_ofi_g.prov_name,
+                         .thread_safe = cdt_ofi_g.cfg.thread_safe,
+                         .wait_fd = cdt_ofi_g.cfg.progress_thread};
     shm_status_t st = cdt_msg_open(&cfg, &am_g.ep);
     if (st != SHM_OK) {
         SHM_WARN(AMO, "no message endpoint on %s for atomics by active message: %s",
@@ -336,6 +339,14 @@ static void am_poll_locked(void)
     }
 }
 
+struct fid_cq *cdt_ofi_amo_am_wait_cq(struct fid_fabric **fabric_p)
+{
+    if (am_g.ep == NULL || !am_g.ep->wait_fd)
+        return NULL;
+    *fabric_p = am_g.ep->dom->fabric;
+    return am_g.ep->ctx.cq;
+}
+
 /* Called by cdt_progress: serve requests, take answers. */
 void cdt_ofi_amo_am_progress(void)
 {
@@ -413,13 +424,21 @@ static void am_issue(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg,
     cdt_peer_t peer = am_peer(pe);
     shm_status_t st;
     while ((st = cdt_msg_send(am_g.ep, peer, &s->msg, sizeof(s->msg), NULL, 0, s)) ==
-           SHM_ERR_AGAIN)
+           SHM_ERR_AGAIN) {
         am_poll_locked();
+        cdt_ofi_issued(ctx, pe);
+    }
     if (st != SHM_OK)
         shm_fatal("atomic %s on %s to PE %d failed on provider %s: %s", cdt_amo_op_name(op),
                   cdt_amo_type_name(t), pe, cdt_ofi_g.prov_name, shm_status_str(st));
     pthread_mutex_unlock(&am_g.lock);
+    cdt_ofi_issued(ctx, pe);
+    cdt_ofi_stall_t stall = {0};
     if (blocking)
-        while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE))
-            cdt_poll_idle(); /* yields where waiters may hold a core others need */
+        while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+            cdt_progress();
+            cdt_ofi_issued(ctx, pe);
+            cdt_ofi_stall_check(&stall, 0, ctx, "atomic (by active message)", pe);
+            cdt_ofi_idle_pause(); /* threads spinning here starved the lock's holder */
+        }
 }

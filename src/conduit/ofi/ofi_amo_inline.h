@@ -188,6 +188,7 @@ static inline void cdt_amo(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, in
         ssize_t rc = fi_fetch_atomicmsg(ctx->ep, &msg, &res, NULL, 1, cdt_ofi_amo_g.fetch_flags);
         if (shm_unlikely(rc != 0))
             cdt_ofi_amo_retry(ctx, rc, &msg, NULL, &res, pe);
+        cdt_ofi_issued(ctx, pe);
         if (shm_unlikely(!(cdt_ofi_amo_g.fetch_flags & FI_INJECT)))
             cdt_ofi_wait_gets(ctx);
         return;
@@ -196,6 +197,7 @@ static inline void cdt_amo(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, in
     ssize_t rc = fi_atomicmsg(ctx->ep, &msg, cdt_ofi_amo_g.post_flags);
     if (shm_unlikely(rc != 0))
         cdt_ofi_amo_retry(ctx, rc, &msg, NULL, NULL, pe);
+    cdt_ofi_issued(ctx, pe);
     /* A provider that refused FI_INJECT reads the operand until completion. */
     if (shm_unlikely(!(cdt_ofi_amo_g.post_flags & FI_INJECT)))
         cdt_ofi_wait_puts(ctx);
@@ -216,6 +218,7 @@ static inline void cdt_fetch_amo_nbi(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_o
     ssize_t rc = fi_fetch_atomicmsg(ctx->ep, &msg, &res, NULL, 1, cdt_ofi_amo_g.fetch_flags);
     if (shm_unlikely(rc != 0))
         cdt_ofi_amo_retry(ctx, rc, &msg, NULL, &res, pe);
+    cdt_ofi_issued(ctx, pe);
     if (shm_unlikely(!(cdt_ofi_amo_g.fetch_flags & FI_INJECT)))
         cdt_ofi_wait_gets(ctx);
 }
@@ -246,6 +249,7 @@ static inline void cdt_cswap_nbi(cdt_ctx_t *ctx, cdt_amo_type_t t, int seg, size
                                       cdt_ofi_amo_g.fetch_flags);
     if (shm_unlikely(rc != 0))
         cdt_ofi_amo_retry(ctx, rc, &msg, &cmp, &res, pe);
+    cdt_ofi_issued(ctx, pe);
     if (shm_unlikely(!(cdt_ofi_amo_g.fetch_flags & FI_INJECT)))
         cdt_ofi_wait_gets(ctx);
 }

@@ -87,7 +87,7 @@ shm_status_t cdt_bulk_get(cdt_msg_ep_t *ep, cdt_peer_t peer, void *dst, uint64_t
                           uint64_t key, size_t len, void *ctx, uint64_t *nfrags_p)
 {
     uint64_t before = ep->ctx.get_issued;
-    ssize_t rc = cdt_ofi_rma_frags(&ep->ctx, 1, dst, raddr, key, len, peer, ctx);
+    ssize_t rc = cdt_ofi_rma_frags(&ep->ctx, 1, dst, raddr, key, len, peer, ctx, -1);
     *nfrags_p = ep->ctx.get_issued - before;
     if (rc != 0)
         SHM_DEBUG(RPC, "bulk get of %zu bytes: %s", len, fi_strerror((int)-rc));
@@ -98,7 +98,7 @@ shm_status_t cdt_bulk_put(cdt_msg_ep_t *ep, cdt_peer_t peer, const void *src, ui
                           uint64_t key, size_t len, void *ctx, uint64_t *nfrags_p)
 {
     uint64_t before = ep->ctx.put_issued;
-    ssize_t rc = cdt_ofi_rma_frags(&ep->ctx, 0, (void *)src, raddr, key, len, peer, ctx);
+    ssize_t rc = cdt_ofi_rma_frags(&ep->ctx, 0, (void *)src, raddr, key, len, peer, ctx, -1);
     *nfrags_p = ep->ctx.put_issued - before;
     if (rc != 0)
         SHM_DEBUG(RPC, "bulk put of %zu bytes: %s", len, fi_strerror((int)-rc));

@@ -117,9 +117,18 @@ static void fill_caps(const cdt_config_t *cfg)
 
     cdt_ofi_fast_g.inject_size = cdt_plan_inject_size(c->inject_size, cfg->inject_size,
                                                       c->put_needs_dc, c->inject_honours_dc);
+    if (cdt_ofi_fast_g.inject_size == 0 && c->put_needs_dc && cfg->quiet_flush) {
+        /* Injects land in order with a later read on the same connection:
+         * quiet buys their delivery with one read per PE written. */
+        cdt_ofi_fast_g.inject_size = cdt_plan_inject_size(c->inject_size, cfg->inject_size, 0, 0);
+        cdt_ofi_fast_g.inject_flush = cdt_ofi_fast_g.inject_size > 0;
+    }
     cdt_ofi_fast_g.bounce_size = cfg->bounce_size;
     cdt_ofi_fast_g.frag_size = cdt_plan_frag_size(cfg->fragment_size, c->max_msg_size);
     cdt_ofi_fast_g.yield = cfg->yield;
+    cdt_ofi_fast_g.stall_ns = cfg->fabric_timeout_s > 0
+                                  ? (uint64_t)cfg->fabric_timeout_s * 1000000000u
+                                  : 0;
 }
 
 shm_status_t cdt_init(const cdt_config_t *cfg)
@@ -163,7 +172,18 @@ shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
     OFI_CHECK(fi_endpoint(cdt_ofi_g.domain, cdt_ofi_g.info, &ctx->ep, NULL), "fi_endpoint");
     OFI_CHECK(fi_cntr_open(cdt_ofi_g.domain, &cattr, &ctx->put_cntr, NULL), "fi_cntr_open");
     OFI_CHECK(fi_cntr_open(cdt_ofi_g.domain, &cattr, &ctx->get_cntr, NULL), "fi_cntr_open");
-    OFI_CHECK(fi_cq_open(cdt_ofi_g.domain, &qattr, &ctx->cq, NULL), "fi_cq_open");
+    /* The default context's CQ is what a progress thread sleeps on, where
+     * the provider has a wait object (tcp, sockets; shm has none). */
+    int is_dflt = cdt_ofi_g.dflt == NULL;
+    if (is_dflt && cdt_ofi_g.cfg.progress_thread) {
+        qattr.wait_obj = FI_WAIT_FD;
+        if (fi_cq_open(cdt_ofi_g.domain, &qattr, &ctx->cq, NULL) == 0)
+            cdt_ofi_g.dflt_wait_fd = 1;
+        else
+            qattr.wait_obj = FI_WAIT_NONE;
+    }
+    if (ctx->cq == NULL)
+        OFI_CHECK(fi_cq_open(cdt_ofi_g.domain, &qattr, &ctx->cq, NULL), "fi_cq_open");
     OFI_CHECK(fi_ep_bind(ctx->ep, &cdt_ofi_g.av->fid, 0), "fi_ep_bind(av)");
     OFI_CHECK(fi_ep_bind(ctx->ep, &ctx->put_cntr->fid, FI_WRITE), "fi_ep_bind(put counter)");
     OFI_CHECK(fi_ep_bind(ctx->ep, &ctx->get_cntr->fid, FI_READ), "fi_ep_bind(get counter)");
@@ -172,7 +192,12 @@ shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
               "fi_ep_bind(cq)");
     OFI_CHECK(fi_enable(ctx->ep), "fi_enable");
 
-    /* Threads sharing a context would race on the bounce ring: they skip it. */
+    /* Threads sharing a context would race on the bounce ring and the flush
+     * list: they skip both. */
+    ctx->last_flush_pe = -1;
+    ctx->inject_size = (cdt_ofi_fast_g.inject_flush && (flags & CDT_CTX_SHARED))
+                           ? 0
+                           : cdt_ofi_fast_g.inject_size;
     long n = cdt_ofi_g.cfg.bounce_buffers;
     if (!(flags & CDT_CTX_SHARED) && n > 0 && cdt_ofi_fast_g.bounce_size > 0) {
         ctx->bounce = malloc((size_t)n * cdt_ofi_fast_g.bounce_size);
@@ -226,6 +251,10 @@ shm_status_t cdt_connect(void)
         card.seg[s].key = cdt_ofi_g.mr[s] ? fi_mr_key(cdt_ofi_g.mr[s]) : 0;
     }
     shm_status_t st = shm_rt_put(OFI_KEY, &card, sizeof(card));
+    char host[64] = {0};
+    gethostname(host, sizeof(host) - 1);
+    if (st == SHM_OK) /* read only to name a peer in an error report */
+        st = shm_rt_put(CDT_OFI_HOST_KEY, host, sizeof(host));
     if (st == SHM_OK)
         st = shm_rt_exchange();
     if (st != SHM_OK)
@@ -274,54 +303,6 @@ int cdt_wireup(void)
     return 1;
 }
 
-void cdt_progress(void)
-{
-    cdt_ctx_t *d = cdt_ofi_g.dflt;
-    if (d)
-        fi_cq_read(d->cq, NULL, 0);
-    if (shm_unlikely(cdt_ofi_amo_g.am_on))
-        cdt_ofi_amo_am_progress(); /* atomics by active message: serve and collect */
-}
-
-void cdt_poll_idle(void)
-{
-    cdt_progress();
-    if (cdt_ofi_fast_g.yield)
-        sched_yield();
-}
-
-static void *progress_main(void *arg)
-{
-    (void)arg;
-    struct timespec ts = {.tv_sec = 0,
-                          .tv_nsec = cdt_ofi_g.cfg.progress_interval_us * 1000L};
-    while (!cdt_ofi_g.progress_stop) {
-        cdt_progress();
-        nanosleep(&ts, NULL);
-    }
-    return NULL;
-}
-
-shm_status_t cdt_progress_thread_start(void)
-{
-    if (!cdt_ofi_g.cfg.progress_thread)
-        return SHM_OK;
-    cdt_ofi_g.progress_stop = 0;
-    if (pthread_create(&cdt_ofi_g.progress_tid, NULL, progress_main, NULL) != 0)
-        return SHM_ERR_NOMEM;
-    cdt_ofi_g.progress_running = 1;
-    return SHM_OK;
-}
-
-void cdt_progress_thread_stop(void)
-{
-    if (cdt_ofi_g.progress_running) {
-        cdt_ofi_g.progress_stop = 1;
-        pthread_join(cdt_ofi_g.progress_tid, NULL);
-        cdt_ofi_g.progress_running = 0;
-    }
-}
-
 void cdt_fini(void)
 {
     cdt_progress_thread_stop();
@@ -353,14 +334,15 @@ void cdt_info_print(FILE *f)
     fprintf(f, "ofishmem conduit: libfabric %u.%u, provider %s, domain %s\n",
             FI_MAJOR(fi_version()), FI_MINOR(fi_version()), cdt_provider_name(),
             cdt_ofi_g.info ? cdt_ofi_g.info->domain_attr->name : "-");
-    fprintf(f, "  addressing %s, keys %s; atomics %s; puts %s\n",
+    fprintf(f, "  addressing %s, keys %s; atomics %s; puts %s%s\n",
             c->mr_virt_addr ? "virtual" : "offset", c->mr_prov_key ? "provider" : "requested",
             c->native_amo ? "native (fabric)" : "not offered by provider",
-            c->put_needs_dc ? "delivery-complete" : "complete when counted");
+            c->put_needs_dc ? "delivery-complete" : "complete when counted",
+            cdt_ofi_fast_g.inject_flush ? " (injects: quiet reads back from each PE written)" : "");
     fprintf(f, "  inject <= %zu B (provider %zu), bounce <= %zu B x %ld, fragments of %zu B\n",
             cdt_ofi_fast_g.inject_size, c->inject_size, cdt_ofi_fast_g.bounce_size,
             cdt_ofi_g.cfg.bounce_buffers, cdt_ofi_fast_g.frag_size);
-    fprintf(f, "  progress thread %s, yield while polling %s\n",
-            cdt_ofi_g.progress_running ? "on" : "off", cdt_ofi_fast_g.yield ? "on" : "off");
+    fprintf(f, "  progress thread %s, yield while polling %s\n", cdt_ofi_progress_describe(),
+            cdt_ofi_fast_g.yield ? "on" : "off");
     cdt_ofi_amo_info_print(f);
 }

@@ -14,6 +14,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 #include <string.h>
+#include <time.h>
 
 #include "conduit/ofi/ofi_plan.h"
 #include "core/status.h"
@@ -36,12 +37,21 @@ typedef enum {
 typedef struct {
     cdt_ofi_rseg_t *rseg;       /* [pe * SHM_NSEGS + seg] */
     size_t inject_size;         /* 0 when injects are not remotely complete */
+    int inject_flush;           /* injects are not delivery-complete: quiet reads back */
     size_t bounce_size;
     size_t frag_size;
     int yield;
+    /* Waking same-host targets whose progress thread sleeps with no wait
+     * object to wake it (ofi_progress.c): on when kick_idx is set. */
+    uint16_t *kick_idx;         /* [pe]: 1 + index among this host's PEs, 0: not kicked */
+    uint64_t *kick_last;        /* [pe]: when we last woke it (ns) */
+    uint64_t kick_ns;           /* wake a peer at most this often */
+    uint64_t stall_ns;          /* a wait that sees no completion this long ends the job */
 } cdt_ofi_fast_t;
 
 extern cdt_ofi_fast_t cdt_ofi_fast_g;
+
+#define CDT_OFI_FLUSH_MAX 32
 
 struct cdt_ctx {
     struct fid_ep *ep;
@@ -54,6 +64,14 @@ struct cdt_ctx {
     char *bounce;                  /* bounce_n slots of bounce_size */
     unsigned bounce_next, bounce_n;
     unsigned flags;
+    uint64_t kick_mask;            /* same-host targets (index % 64) since the last quiet */
+    int last_pe;                   /* target of the last operation issued */
+    size_t inject_size;            /* puts up to this size are injected */
+    /* inject_flush: PEs injected to since the last quiet, read back by it. */
+    int last_flush_pe;
+    unsigned nflush;
+    int flush_pe[CDT_OFI_FLUSH_MAX];
+    uint64_t flush_sink;
 };
 
 /* Out of line (ofi_rma.c). */
@@ -65,6 +83,41 @@ void cdt_ofi_inject_retry(cdt_ctx_t *ctx, ssize_t rc, uint64_t raddr, uint64_t k
                           const void *src, size_t bytes, int pe);
 void cdt_ofi_wait_puts(cdt_ctx_t *ctx);
 void cdt_ofi_wait_gets(cdt_ctx_t *ctx);
+void cdt_ofi_kick_slow(int pe, uint64_t now);
+void cdt_ofi_flush_note(cdt_ctx_t *ctx, int pe);
+void cdt_ofi_flush(cdt_ctx_t *ctx);
+
+static inline uint64_t cdt_ofi_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * After issuing an operation to pe: remember pe (named if the context's
+ * waits stall), and where the target must drive the operation itself (shm
+ * applies injected puts and atomics in the target's progress), wake its
+ * progress thread unless we did so less than kick_ns ago, when it is still
+ * polling. A clock read on those paths only; nothing where the provider has
+ * a wait object or the peer is on another host.
+ */
+static inline void cdt_ofi_issued(cdt_ctx_t *ctx, int pe)
+{
+    ctx->last_pe = pe;
+    if (shm_likely(cdt_ofi_fast_g.kick_idx == NULL))
+        return;
+    unsigned li = cdt_ofi_fast_g.kick_idx[pe];
+    if (li == 0)
+        return;
+    uint64_t bit = 1ull << (li % 64);
+    if (!(__atomic_load_n(&ctx->kick_mask, __ATOMIC_RELAXED) & bit))
+        __atomic_fetch_or(&ctx->kick_mask, bit, __ATOMIC_RELAXED);
+    uint64_t t = cdt_ofi_now_ns();
+    if (t - __atomic_load_n(&cdt_ofi_fast_g.kick_last[pe], __ATOMIC_RELAXED) >=
+        cdt_ofi_fast_g.kick_ns)
+        cdt_ofi_kick_slow(pe, t);
+}
 
 #define CDT_OFI_OPCTX(op, pe) ((void *)(((uintptr_t)(op) << 32) | (uint32_t)(pe)))
 
@@ -89,11 +142,14 @@ static inline void cdt_ofi_put(cdt_ctx_t *ctx, int seg, size_t off, const void *
                                size_t bytes, int pe, int blocking)
 {
     const cdt_ofi_rseg_t *r = &cdt_ofi_fast_g.rseg[pe * SHM_NSEGS + seg];
-    if (cdt_plan_put(bytes, cdt_ofi_fast_g.inject_size, 0, 0) == CDT_PATH_INJECT) {
+    if (cdt_plan_put(bytes, ctx->inject_size, 0, 0) == CDT_PATH_INJECT) {
+        if (shm_unlikely(cdt_ofi_fast_g.inject_flush) && ctx->last_flush_pe != pe)
+            cdt_ofi_flush_note(ctx, pe);
         cdt_ofi_count(ctx, &ctx->put_issued, 1); /* before the issue: see cdt_ofi_count */
         ssize_t rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)pe, r->base + off, r->key);
         if (shm_unlikely(rc != 0))
             cdt_ofi_inject_retry(ctx, rc, r->base + off, r->key, src, bytes, pe);
+        cdt_ofi_issued(ctx, pe);
         return;
     }
     cdt_ofi_put_slow(ctx, r->base + off, r->key, src, bytes, pe, blocking);
@@ -129,6 +185,8 @@ static inline void cdt_quiet(cdt_ctx_t *ctx)
     /* Stores made straight into peers' mapped heaps (direct path, possibly
      * non-temporal inside memcpy) are ordered before whatever follows. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (shm_unlikely(ctx->nflush != 0))
+        cdt_ofi_flush(ctx);
     if (__atomic_load_n(&ctx->put_done, __ATOMIC_RELAXED) !=
         __atomic_load_n(&ctx->put_issued, __ATOMIC_RELAXED))
         cdt_ofi_wait_puts(ctx);

@@ -27,13 +27,14 @@ struct cdt_msg_ep {
     cdt_msg_dom_t *dom;
     struct fid_av *av;
     int has_source;              /* fi_cq_readfrom gives senders */
+    int wait_fd;                 /* its CQ has an FI_WAIT_FD wait object */
     size_t inject_size;
     uint64_t rma_errs_seen;      /* error counts already turned into "done" */
 };
 
 /* Fragment engine shared with PE RMA (ofi_rma.c); never ends the job. */
 ssize_t cdt_ofi_rma_frags(cdt_ctx_t *ctx, int is_get, void *lbuf, uint64_t raddr, uint64_t key,
-                          size_t bytes, fi_addr_t addr, void *opctx);
+                          size_t bytes, fi_addr_t addr, void *opctx, int pe);
 
 /* The one place libfabric codes become status codes for the data services. */
 shm_status_t cdt_msg_status(int fi_rc);

@@ -10,6 +10,7 @@
 #include "conduit/conduit.h"
 #include "conduit/ofi/ofi.h"
 #include "core/log.h"
+#include "runtime/rt.h"
 #include "conduit/ofi/ofi_msg.h"
 
 static const char *op_name(uintptr_t op)
@@ -70,6 +71,32 @@ __attribute__((noreturn, cold)) void cdt_ofi_fatal_rc(const char *op, int pe, ss
               fi_strerror((int)-rc));
 }
 
+void cdt_ofi_stall_check(cdt_ofi_stall_t *s, uint64_t v, cdt_ctx_t *ctx, const char *what,
+                         int pe)
+{
+    if (cdt_ofi_fast_g.stall_ns == 0 || (++s->polls & 255) != 0)
+        return;
+    uint64_t t = cdt_ofi_now_ns();
+    if (s->since_ns == 0 || v != s->last_v) {
+        s->last_v = v;
+        s->since_ns = t;
+        return;
+    }
+    if (t - s->since_ns < cdt_ofi_fast_g.stall_ns)
+        return;
+    if (pe < 0)
+        pe = ctx->last_pe;
+    char host[64] = "?";
+    if (pe >= 0 && pe < cdt_ofi_g.cfg.size)
+        shm_rt_get(pe, CDT_OFI_HOST_KEY, host, sizeof(host));
+    host[sizeof(host) - 1] = '\0';
+    shm_fatal("%s to PE %d (host %s) made no progress for %llu s on provider %s "
+              "(SHMEM_FABRIC_TIMEOUT): the link to that host is down, or the PE is stopped "
+              "or overwhelmed",
+              what, pe, host, (unsigned long long)(cdt_ofi_fast_g.stall_ns / 1000000000u),
+              cdt_provider_name());
+}
+
 /* Drive this context's endpoint (and the default one, for incoming traffic). */
 static void ctx_progress(cdt_ctx_t *ctx)
 {
@@ -83,8 +110,10 @@ static void ctx_progress(cdt_ctx_t *ctx)
 #define CDT_RETRY(ctx, call, opname, pe)                                       \
     do {                                                                       \
         ssize_t rc_;                                                           \
-        while ((rc_ = (call)) == -FI_EAGAIN)                                   \
+        while ((rc_ = (call)) == -FI_EAGAIN) {                                 \
             ctx_progress(ctx);                                                 \
+            cdt_ofi_issued(ctx, pe);                                             \
+        }                                                                      \
         if (shm_unlikely(rc_ != 0))                                            \
             cdt_ofi_fatal_rc(opname, pe, rc_);                                 \
     } while (0)
@@ -94,6 +123,7 @@ void cdt_ofi_inject_retry(cdt_ctx_t *ctx, ssize_t rc, uint64_t raddr, uint64_t k
 {
     while (rc == -FI_EAGAIN) {
         ctx_progress(ctx);
+        cdt_ofi_issued(ctx, pe);
         rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)pe, raddr, key);
     }
     if (rc != 0)
@@ -113,6 +143,7 @@ void cdt_ofi_inject_retry(cdt_ctx_t *ctx, ssize_t rc, uint64_t raddr, uint64_t k
 static void wait_cntr(cdt_ctx_t *ctx, struct fid_cntr *cntr, uint64_t *issued, uint64_t *done,
                       uint64_t *errs, const char *what)
 {
+    cdt_ofi_stall_t stall = {0};
     for (;;) {
         uint64_t v = fi_cntr_read(cntr);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -132,8 +163,9 @@ static void wait_cntr(cdt_ctx_t *ctx, struct fid_cntr *cntr, uint64_t *issued, u
             report_cq_error(ctx, what);
         }
         ctx_progress(ctx);
-        if (cdt_ofi_fast_g.yield)
-            sched_yield();
+        cdt_ofi_kick_pending(ctx);
+        cdt_ofi_stall_check(&stall, v, ctx, what, -1);
+        cdt_ofi_idle_pause();
     }
 }
 
@@ -165,7 +197,7 @@ static char *bounce_slot(cdt_ctx_t *ctx)
  * error ends the job (PE RMA) or fails one request (RPC bulk).
  */
 ssize_t cdt_ofi_rma_frags(cdt_ctx_t *ctx, int is_get, void *lbuf, uint64_t raddr, uint64_t key,
-                          size_t bytes, fi_addr_t addr, void *opctx)
+                          size_t bytes, fi_addr_t addr, void *opctx, int pe)
 {
     char *p = lbuf;
     /* A process that is not a PE (RPC client or server) has no fast table. */
@@ -182,6 +214,8 @@ ssize_t cdt_ofi_rma_frags(cdt_ctx_t *ctx, int is_get, void *lbuf, uint64_t raddr
             if (rc != -FI_EAGAIN)
                 break;
             ctx_progress(ctx);
+            if (pe >= 0)
+                cdt_ofi_issued(ctx, pe);
         }
         if (shm_unlikely(rc != 0)) {
             cdt_ofi_count(ctx, issued, (uint64_t)-1); /* not issued after all */
@@ -189,6 +223,42 @@ ssize_t cdt_ofi_rma_frags(cdt_ctx_t *ctx, int is_get, void *lbuf, uint64_t raddr
         }
     }
     return 0;
+}
+
+/*
+ * Injected puts that are not delivery-complete (tcp;ofi_rxm): the PEs they
+ * went to since the last quiet. A read from such a PE completes only after
+ * the writes before it on the same connection have landed, so quiet issues
+ * one 8-byte read to each and waits for them with the other gets.
+ */
+void cdt_ofi_flush_note(cdt_ctx_t *ctx, int pe)
+{
+    for (unsigned i = 0; i < ctx->nflush; i++)
+        if (ctx->flush_pe[i] == pe) {
+            ctx->last_flush_pe = pe;
+            return;
+        }
+    if (ctx->nflush == CDT_OFI_FLUSH_MAX) {
+        cdt_ofi_flush(ctx); /* a full list: settle it now */
+        cdt_ofi_wait_gets(ctx);
+    }
+    ctx->flush_pe[ctx->nflush++] = pe;
+    ctx->last_flush_pe = pe;
+}
+
+void cdt_ofi_flush(cdt_ctx_t *ctx)
+{
+    for (unsigned i = 0; i < ctx->nflush; i++) {
+        int pe = ctx->flush_pe[i];
+        const cdt_ofi_rseg_t *r = &cdt_ofi_fast_g.rseg[pe * SHM_NSEGS + SHM_SEG_HEAP];
+        cdt_ofi_count(ctx, &ctx->get_issued, 1); /* before the issue: see cdt_ofi_count */
+        CDT_RETRY(ctx,
+                  fi_read(ctx->ep, &ctx->flush_sink, sizeof(ctx->flush_sink), NULL,
+                          (fi_addr_t)pe, r->base, r->key, CDT_OFI_OPCTX(CDT_OP_PUT, pe)),
+                  "put (completion read)", pe);
+    }
+    ctx->nflush = 0;
+    ctx->last_flush_pe = -1;
 }
 
 void cdt_ofi_put_slow(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *src,
@@ -201,11 +271,14 @@ void cdt_ofi_put_slow(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *
         cdt_ofi_count(ctx, &ctx->put_issued, 1);
         CDT_RETRY(ctx, fi_write(ctx->ep, b, bytes, NULL, (fi_addr_t)pe, raddr, key, opctx),
                   "put", pe);
+        cdt_ofi_issued(ctx, pe);
         return;
     }
-    ssize_t rc = cdt_ofi_rma_frags(ctx, 0, (void *)src, raddr, key, bytes, (fi_addr_t)pe, opctx);
+    ssize_t rc =
+        cdt_ofi_rma_frags(ctx, 0, (void *)src, raddr, key, bytes, (fi_addr_t)pe, opctx, pe);
     if (shm_unlikely(rc != 0))
         cdt_ofi_fatal_rc("put", pe, rc);
+    cdt_ofi_issued(ctx, pe);
     if (blocking)
         cdt_ofi_wait_puts(ctx);
 }
@@ -214,9 +287,10 @@ void cdt_ofi_get_slow(cdt_ctx_t *ctx, void *dst, uint64_t raddr, uint64_t key, s
                       int pe, int blocking)
 {
     void *opctx = CDT_OFI_OPCTX(CDT_OP_GET, pe);
-    ssize_t rc = cdt_ofi_rma_frags(ctx, 1, dst, raddr, key, bytes, (fi_addr_t)pe, opctx);
+    ssize_t rc = cdt_ofi_rma_frags(ctx, 1, dst, raddr, key, bytes, (fi_addr_t)pe, opctx, pe);
     if (shm_unlikely(rc != 0))
         cdt_ofi_fatal_rc("get", pe, rc);
+    cdt_ofi_issued(ctx, pe);
     if (blocking)
         cdt_ofi_wait_gets(ctx);
 }

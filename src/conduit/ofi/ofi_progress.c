@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Progress: what makes other PEs' operations on this PE's memory complete.
+ *
+ * The providers here move remote puts, gets and atomics only while the
+ * target calls into libfabric (PROVIDERS.md: "data progress: manual"). A PE
+ * inside a library call drives its endpoint itself (cdt_progress). For a PE
+ * that computes without calling the library, a progress thread drives it,
+ * and sleeps in the kernel while nothing arrives, so that an idle PE costs
+ * no CPU:
+ *
+ *  - Providers with a wait object (tcp;ofi_rxm, sockets): the thread sleeps
+ *    in poll() on the default context's CQ fd (and the AM endpoint's),
+ *    guarded by fi_trywait. Incoming data on the provider's sockets wakes it.
+ *  - Providers without one (shm: fi_cq_open with FI_WAIT_FD is -FI_ENOSYS):
+ *    the thread sleeps in poll() on a datagram socket of its own in the
+ *    abstract Unix namespace (no file), and an origin that hands a
+ *    same-host target work that the target must drive sends it one byte —
+ *    a "kick" — at most once per kick interval I per target. A kicked
+ *    thread polls for W = 4 I after the last kick it received, then a last
+ *    time, then sleeps. Any operation issued at time t is seen: either it
+ *    sent a kick (received after t, so the thread polls past t), or a kick
+ *    went less than I before t, and the thread polls until at least
+ *    t - I + W > t. Waiting origins re-kick the targets they wait on
+ *    (cdt_ofi_kick_pending), so multi-step protocols keep going.
+ *
+ * The thread takes no lock of ours; the domain is FI_THREAD_SAFE when it runs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "conduit/conduit.h"
+#include "conduit/ofi/ofi.h"
+#include "core/log.h"
+#include "runtime/rt.h"
+
+#define PROGRESS_SLEEP_MS 1000 /* a sleeping thread looks once a second anyway */
+#define KICK_WINDOW_FACTOR 4
+
+static struct {
+    int kick_fd;     /* ours: bound, the thread sleeps on it (kick mode) */
+    int send_fd;     /* unbound, to kick others */
+    int stop_fd[2];  /* a pipe that ends the thread's sleep (wait-object mode) */
+    struct fid_cq *am_cq;
+    struct fid_fabric *am_fabric;
+} prog_g = {.kick_fd = -1, .send_fd = -1, .stop_fd = {-1, -1}};
+
+void cdt_progress(void)
+{
+    cdt_ctx_t *d = cdt_ofi_g.dflt;
+    if (d)
+        fi_cq_read(d->cq, NULL, 0);
+    if (shm_unlikely(cdt_ofi_amo_g.am_on))
+        cdt_ofi_amo_am_progress(); /* atomics by active message: serve and collect */
+}
+
+/*
+ * A waiting thread gives its core away once it has waited a while, whatever
+ * SHMEM_YIELD says: when the machine is busier than the job knows (other
+ * programs, more threads), a PE that spins only takes the core from the PE
+ * it waits for. A new wait is told from a gap between idle polls.
+ */
+#define IDLE_GAP_NS 20000    /* polls further apart than this start a new wait */
+#define IDLE_SPIN_NS 50000   /* spin this long before yielding */
+
+void cdt_ofi_idle_pause(void)
+{
+    static __thread uint64_t wait_start, last_poll;
+    uint64_t t = cdt_ofi_now_ns();
+    if (t - last_poll > IDLE_GAP_NS)
+        wait_start = t;
+    if (cdt_ofi_fast_g.yield || t - wait_start > IDLE_SPIN_NS) {
+        sched_yield();
+        t = cdt_ofi_now_ns();
+    }
+    last_poll = t;
+}
+
+void cdt_poll_idle(void)
+{
+    cdt_progress();
+    cdt_ofi_idle_pause();
+}
+
+/* ---- kicks ------------------------------------------------------------ */
+
+/* "\0ofishmem-progress-<nspace>-<rank>": abstract, gone with the process. */
+static socklen_t kick_addr(struct sockaddr_un *sa, int rank)
+{
+    memset(sa, 0, sizeof(*sa));
+    sa->sun_family = AF_UNIX;
+    int n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1, "ofishmem-progress-%s-%d",
+                     shm_rt_g.nspace, rank);
+    if (n < 0 || (size_t)n >= sizeof(sa->sun_path) - 1)
+        n = (int)sizeof(sa->sun_path) - 2;
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+void cdt_ofi_kick_slow(int pe, uint64_t now)
+{
+    __atomic_store_n(&cdt_ofi_fast_g.kick_last[pe], now, __ATOMIC_RELAXED);
+    struct sockaddr_un sa;
+    socklen_t len = kick_addr(&sa, pe);
+    /* A full queue means the target has kicks to read already. */
+    (void)sendto(prog_g.send_fd, "k", 1, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&sa,
+                 len);
+}
+
+void cdt_ofi_kick_pending(cdt_ctx_t *ctx)
+{
+    uint64_t mask = __atomic_load_n(&ctx->kick_mask, __ATOMIC_RELAXED);
+    if (mask == 0 || cdt_ofi_fast_g.kick_idx == NULL)
+        return;
+    for (int i = 0; i < shm_rt_g.local_size; i++) {
+        int pe = shm_rt_g.local_peers[i];
+        unsigned li = cdt_ofi_fast_g.kick_idx[pe];
+        if (li != 0 && (mask & (1ull << (li % 64))))
+            cdt_ofi_issued(ctx, pe);
+    }
+    /* Everything this context issued is complete: nobody is owed a kick. */
+    if (ctx->put_done == __atomic_load_n(&ctx->put_issued, __ATOMIC_RELAXED) &&
+        ctx->get_done == __atomic_load_n(&ctx->get_issued, __ATOMIC_RELAXED))
+        __atomic_store_n(&ctx->kick_mask, 0, __ATOMIC_RELAXED);
+}
+
+static int kicks_drain(void)
+{
+    char buf[64];
+    int got = 0;
+    while (recv(prog_g.kick_fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+        got = 1;
+    return got;
+}
+
+/* Opens our kick socket and the table of same-host peers to kick. */
+static shm_status_t kicks_open(void)
+{
+    int n = cdt_ofi_g.cfg.size;
+    prog_g.kick_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    prog_g.send_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (prog_g.kick_fd < 0 || prog_g.send_fd < 0)
+        goto fail;
+    struct sockaddr_un sa;
+    socklen_t len = kick_addr(&sa, cdt_ofi_g.cfg.rank);
+    if (bind(prog_g.kick_fd, (struct sockaddr *)&sa, len) != 0)
+        goto fail;
+    cdt_ofi_fast_g.kick_last = calloc((size_t)n, sizeof(uint64_t));
+    uint16_t *idx = calloc((size_t)n, sizeof(uint16_t));
+    if (cdt_ofi_fast_g.kick_last == NULL || idx == NULL) {
+        free(idx);
+        goto fail;
+    }
+    for (int i = 0; i < shm_rt_g.local_size; i++) {
+        int pe = shm_rt_g.local_peers[i];
+        if (pe != cdt_ofi_g.cfg.rank && pe >= 0 && pe < n)
+            idx[pe] = (uint16_t)(1 + i % 0xfffe);
+    }
+    long us = cdt_ofi_g.cfg.progress_interval_us > 0 ? cdt_ofi_g.cfg.progress_interval_us : 100;
+    cdt_ofi_fast_g.kick_ns = (uint64_t)us * 1000u;
+    cdt_ofi_fast_g.kick_idx = idx; /* last: turns kicks on */
+    return SHM_OK;
+fail:
+    SHM_WARN(OFI, "progress thread: cannot open its wake-up socket (%s)", strerror(errno));
+    return SHM_ERR_NOSYS;
+}
+
+static void kicks_close(void)
+{
+    uint16_t *idx = cdt_ofi_fast_g.kick_idx;
+    cdt_ofi_fast_g.kick_idx = NULL;
+    free(idx);
+    free(cdt_ofi_fast_g.kick_last);
+    cdt_ofi_fast_g.kick_last = NULL;
+    if (prog_g.kick_fd >= 0)
+        close(prog_g.kick_fd);
+    if (prog_g.send_fd >= 0)
+        close(prog_g.send_fd);
+    prog_g.kick_fd = prog_g.send_fd = -1;
+}
+
+/* ---- the thread --------------------------------------------------------- */
+
+static void kick_mode_loop(void)
+{
+    uint64_t window = cdt_ofi_fast_g.kick_ns * KICK_WINDOW_FACTOR;
+    while (!cdt_ofi_g.progress_stop) {
+        struct pollfd p = {.fd = prog_g.kick_fd, .events = POLLIN};
+        int r = poll(&p, 1, PROGRESS_SLEEP_MS);
+        if (cdt_ofi_g.progress_stop)
+            break;
+        cdt_progress();
+        if (r <= 0)
+            continue;
+        kicks_drain();
+        uint64_t until = cdt_ofi_now_ns() + window;
+        while (!cdt_ofi_g.progress_stop && cdt_ofi_now_ns() < until) {
+            sched_yield(); /* the PE's own thread comes first */
+            cdt_progress();
+            if (kicks_drain())
+                until = cdt_ofi_now_ns() + window;
+        }
+        cdt_progress();
+    }
+}
+
+static void wait_mode_loop(void)
+{
+    struct fid *fids[1] = {&cdt_ofi_g.dflt->cq->fid};
+    struct fid *am_fids[1] = {prog_g.am_cq ? &prog_g.am_cq->fid : NULL};
+    struct pollfd p[3];
+    int np = 0;
+    p[np++] = (struct pollfd){.fd = prog_g.stop_fd[0], .events = POLLIN};
+    int fd = -1;
+    if (fi_control(&cdt_ofi_g.dflt->cq->fid, FI_GETWAIT, &fd) == 0)
+        p[np++] = (struct pollfd){.fd = fd, .events = POLLIN};
+    if (prog_g.am_cq && fi_control(&prog_g.am_cq->fid, FI_GETWAIT, &fd) == 0)
+        p[np++] = (struct pollfd){.fd = fd, .events = POLLIN};
+    while (!cdt_ofi_g.progress_stop) {
+        cdt_progress();
+        if (prog_g.am_cq)
+            fi_cq_read(prog_g.am_cq, NULL, 0);
+        /* trywait says whether sleeping is safe: nothing is left to drive. */
+        if (fi_trywait(cdt_ofi_g.fabric, fids, 1) != FI_SUCCESS)
+            continue;
+        if (prog_g.am_cq && fi_trywait(prog_g.am_fabric, am_fids, 1) != FI_SUCCESS)
+            continue;
+        poll(p, (nfds_t)np, PROGRESS_SLEEP_MS);
+    }
+}
+
+static void *progress_main(void *arg)
+{
+    (void)arg;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are the PE's own thread's */
+    if (prog_g.kick_fd >= 0)
+        kick_mode_loop();
+    else
+        wait_mode_loop();
+    return NULL;
+}
+
+shm_status_t cdt_progress_thread_start(void)
+{
+    if (!cdt_ofi_g.cfg.progress_thread || cdt_ofi_g.dflt == NULL)
+        return SHM_OK;
+    cdt_ofi_g.progress_stop = 0;
+    if (cdt_ofi_g.dflt_wait_fd) {
+        prog_g.am_cq = cdt_ofi_amo_am_wait_cq(&prog_g.am_fabric);
+        if (pipe2(prog_g.stop_fd, O_CLOEXEC) != 0)
+            return SHM_ERR_NOSYS;
+    } else if (kicks_open() != SHM_OK) {
+        kicks_close();
+        return SHM_ERR_NOSYS;
+    }
+    if (pthread_create(&cdt_ofi_g.progress_tid, NULL, progress_main, NULL) != 0) {
+        kicks_close();
+        return SHM_ERR_NOMEM;
+    }
+    cdt_ofi_g.progress_running = 1;
+    SHM_INFO(OFI, "progress thread: sleeps on %s",
+             cdt_ofi_g.dflt_wait_fd ? "the provider's wait object" : "same-host wake-ups");
+    return SHM_OK;
+}
+
+void cdt_progress_thread_stop(void)
+{
+    if (!cdt_ofi_g.progress_running)
+        return;
+    cdt_ofi_g.progress_stop = 1;
+    if (prog_g.kick_fd >= 0) {
+        struct sockaddr_un sa;
+        socklen_t len = kick_addr(&sa, cdt_ofi_g.cfg.rank);
+        (void)sendto(prog_g.send_fd, "s", 1, MSG_DONTWAIT, (struct sockaddr *)&sa, len);
+    }
+    if (prog_g.stop_fd[1] >= 0)
+        (void)write(prog_g.stop_fd[1], "s", 1);
+    pthread_join(cdt_ofi_g.progress_tid, NULL);
+    cdt_ofi_g.progress_running = 0;
+    kicks_close();
+    for (int i = 0; i < 2; i++) {
+        if (prog_g.stop_fd[i] >= 0)
+            close(prog_g.stop_fd[i]);
+        prog_g.stop_fd[i] = -1;
+    }
+    prog_g.am_cq = NULL;
+}
+
+const char *cdt_ofi_progress_describe(void)
+{
+    if (!cdt_ofi_g.progress_running)
+        return "off";
+    return cdt_ofi_g.dflt_wait_fd ? "on (sleeps on the provider's wait object)"
+                                  : "on (sleeps until a same-host peer wakes it)";
+}

@@ -104,7 +104,7 @@ static inline uint64_t cdt_ofi_now_ns(void)
  */
 static inline void cdt_ofi_issued(cdt_ctx_t *ctx, int pe)
 {
-    ctx->last_pe = pe;
+    __atomic_store_n(&ctx->last_pe, pe, __ATOMIC_RELAXED); /* shared contexts: any thread */
     if (shm_likely(cdt_ofi_fast_g.kick_idx == NULL))
         return;
     unsigned li = cdt_ofi_fast_g.kick_idx[pe];

@@ -85,7 +85,7 @@ void cdt_ofi_stall_check(cdt_ofi_stall_t *s, uint64_t v, cdt_ctx_t *ctx, const c
     if (t - s->since_ns < cdt_ofi_fast_g.stall_ns)
         return;
     if (pe < 0)
-        pe = ctx->last_pe;
+        pe = __atomic_load_n(&ctx->last_pe, __ATOMIC_RELAXED);
     char host[64] = "?";
     if (pe >= 0 && pe < cdt_ofi_g.cfg.size)
         shm_rt_get(pe, CDT_OFI_HOST_KEY, host, sizeof(host));

@@ -13,9 +13,9 @@
  *
  * Nobody writes a PE's node while that PE is out of the queue (its
  * successor learns of it only through the tail, its predecessor only
- * through the node), so the PE clears its node with a plain store before it
- * queues. The home PE is spread by address so that several locks do not all
- * load PE 0.
+ * through the node), so the PE clears its node with a store (no
+ * read-modify-write) before it queues. The home PE is spread by address so
+ * that several locks do not all load PE 0.
  */
 #include "atomics/amo.h"
 
@@ -26,7 +26,7 @@
 
 typedef struct {
     uint32_t *tail;          /* word 0: meaningful on home */
-    volatile uint32_t *node; /* word 1: ours */
+    uint32_t *node;          /* word 1: ours; atomic loads and stores only */
     int home;
     uint32_t me1;
 } lock_ref_t;
@@ -42,17 +42,26 @@ static lock_ref_t lock_ref(const char *fn, long *lock)
         shm_fatal("%s: locks support at most %u PEs", fn, LOCK_NEXT_MASK);
     lock_ref_t r = {
         .tail = (uint32_t *)lock,
-        .node = (volatile uint32_t *)lock + 1,
+        .node = (uint32_t *)lock + 1,
         .home = (int)(((off / sizeof(long)) + (size_t)seg) % (size_t)shm_state_g.npes),
         .me1 = (uint32_t)shm_state_g.me + 1,
     };
     return r;
 }
 
+/*
+ * The node is read and written with atomics: other PEs OR into it (CPU
+ * atomics on the mapped word, or the provider's), and on the active-message
+ * path another thread of this PE does so while serving their requests.
+ */
 static void lock_enter(const lock_ref_t *r)
 {
-    *r->node = 0;
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(r->node, 0, __ATOMIC_SEQ_CST);
+}
+
+static uint32_t lock_node(const lock_ref_t *r)
+{
+    return __atomic_load_n(r->node, __ATOMIC_ACQUIRE);
 }
 
 void shm_lock_set(const char *fn, long *lock)
@@ -63,9 +72,9 @@ void shm_lock_set(const char *fn, long *lock)
     shm_amo_fetch(fn, DFLT, CDT_AMO_UINT32, CDT_AMO_SWAP, r.tail, sizeof(uint32_t), &r.me1,
                   &prev, r.home, 0);
     if (prev != 0) {
-        shm_amo_post(fn, DFLT, CDT_AMO_UINT32, CDT_AMO_OR, (void *)r.node, sizeof(uint32_t),
+        shm_amo_post(fn, DFLT, CDT_AMO_UINT32, CDT_AMO_OR, r.node, sizeof(uint32_t),
                      &r.me1, (int)prev - 1);
-        while (!(*r.node & LOCK_SIGNAL))
+        while (!(lock_node(&r) & LOCK_SIGNAL))
             shm_core_wait_progress();
     }
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -96,10 +105,10 @@ void shm_lock_clear(const char *fn, long *lock)
     if (cur == r.me1)
         return; /* nobody queued behind us */
     uint32_t next;
-    while (((next = *r.node) & LOCK_NEXT_MASK) == 0)
+    while (((next = lock_node(&r)) & LOCK_NEXT_MASK) == 0)
         shm_core_wait_progress();
     uint32_t sig = LOCK_SIGNAL;
-    shm_amo_post(fn, DFLT, CDT_AMO_UINT32, CDT_AMO_OR, (void *)r.node, sizeof(uint32_t), &sig,
+    shm_amo_post(fn, DFLT, CDT_AMO_UINT32, CDT_AMO_OR, r.node, sizeof(uint32_t), &sig,
                  (int)(next & LOCK_NEXT_MASK) - 1);
     /* Hand-over done before we return: a PE that computes next without
      * calling the library must not leave its successor waiting. */

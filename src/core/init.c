@@ -27,7 +27,11 @@ static int online_cores(void)
     return n > 0 ? (int)n : 1;
 }
 
-static int yield_wanted(const char *mode, int local_pes)
+/* auto: yield when the PE's waiting threads may hold a core someone else
+ * needs -- more PEs than cores on this host, or SHMEM_THREAD_MULTIPLE (the
+ * program's own threads; a thread waiting on a shared context's counter waits
+ * for the other threads' operations, which need a core to be issued). */
+static int yield_wanted(const char *mode, int local_pes, int thread_level)
 {
     if (strcmp(mode, "on") == 0 || strcmp(mode, "1") == 0)
         return 1;
@@ -35,7 +39,7 @@ static int yield_wanted(const char *mode, int local_pes)
         return 0;
     if (strcmp(mode, "auto") != 0)
         shm_fatal("SHMEM_YIELD='%s' is not valid: expected on, off or auto", mode);
-    return local_pes > online_cores();
+    return local_pes > online_cores() || thread_level == SHMEM_THREAD_MULTIPLE;
 }
 
 /* SHMEM_PROGRESS_THREAD: on, off, or auto (on when there are peers to serve). */
@@ -302,7 +306,7 @@ void shm_core_init(int requested)
         .progress_thread = progress,
         .progress_interval_us = shm_env_g.PROGRESS_INTERVAL,
         .fabric_timeout_s = shm_env_g.FABRIC_TIMEOUT,
-        .yield = yield_wanted(shm_env_g.YIELD, shm_rt_g.local_size),
+        .yield = yield_wanted(shm_env_g.YIELD, shm_rt_g.local_size, requested),
     };
     if ((st = cdt_init(&cfg)) != SHM_OK)
         shm_fatal("network initialisation failed: %s", shm_status_str(st));

@@ -439,5 +439,6 @@ static void am_issue(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg,
             cdt_progress();
             cdt_ofi_issued(ctx, pe);
             cdt_ofi_stall_check(&stall, 0, ctx, "atomic (by active message)", pe);
+            cdt_ofi_idle_pause(); /* threads spinning here starved the lock's holder */
         }
 }

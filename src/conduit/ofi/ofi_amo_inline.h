@@ -187,19 +187,19 @@ static inline void cdt_amo(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, in
     CDT_OFI_AMO_MSG(msg, ioc, rioc, t, op, seg, off, operand, pe, CDT_OP_AMO);
     if (cdt_ofi_amo_g.post_via_fetch) {
         struct fi_ioc res = {.addr = &cdt_ofi_amo_sink_g, .count = 1};
+        cdt_ofi_count(ctx, &ctx->get_issued, 1);
         ssize_t rc = fi_fetch_atomicmsg(ctx->ep, &msg, &res, NULL, 1, cdt_ofi_amo_g.fetch_flags);
         if (shm_unlikely(rc != 0))
             cdt_ofi_amo_retry(ctx, rc, &msg, NULL, &res, pe);
-        cdt_ofi_count(ctx, &ctx->get_issued, 1);
         cdt_ofi_issued(ctx, pe);
         if (shm_unlikely(!(cdt_ofi_amo_g.fetch_flags & FI_INJECT)))
             cdt_ofi_wait_gets(ctx);
         return;
     }
+    cdt_ofi_count(ctx, &ctx->put_issued, 1);
     ssize_t rc = fi_atomicmsg(ctx->ep, &msg, cdt_ofi_amo_g.post_flags);
     if (shm_unlikely(rc != 0))
         cdt_ofi_amo_retry(ctx, rc, &msg, NULL, NULL, pe);
-    cdt_ofi_count(ctx, &ctx->put_issued, 1);
     cdt_ofi_issued(ctx, pe);
     /* A provider that refused FI_INJECT reads the operand until completion. */
     if (shm_unlikely(!(cdt_ofi_amo_g.post_flags & FI_INJECT)))
@@ -217,10 +217,10 @@ static inline void cdt_fetch_amo_nbi(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_o
     CDT_OFI_AMO_MSG(msg, ioc, rioc, t, op, seg, off, operand ? operand : result, pe,
                     CDT_OP_FETCH_AMO);
     struct fi_ioc res = {.addr = result, .count = 1};
+    cdt_ofi_count(ctx, &ctx->get_issued, 1);
     ssize_t rc = fi_fetch_atomicmsg(ctx->ep, &msg, &res, NULL, 1, cdt_ofi_amo_g.fetch_flags);
     if (shm_unlikely(rc != 0))
         cdt_ofi_amo_retry(ctx, rc, &msg, NULL, &res, pe);
-    cdt_ofi_count(ctx, &ctx->get_issued, 1);
     cdt_ofi_issued(ctx, pe);
     if (shm_unlikely(!(cdt_ofi_amo_g.fetch_flags & FI_INJECT)))
         cdt_ofi_wait_gets(ctx);
@@ -247,11 +247,11 @@ static inline void cdt_cswap_nbi(cdt_ctx_t *ctx, cdt_amo_type_t t, int seg, size
     CDT_OFI_AMO_MSG(msg, ioc, rioc, t, CDT_AMO_CSWAP, seg, off, value, pe, CDT_OP_FETCH_AMO);
     struct fi_ioc cmp = {.addr = (void *)cond, .count = 1};
     struct fi_ioc res = {.addr = result, .count = 1};
+    cdt_ofi_count(ctx, &ctx->get_issued, 1);
     ssize_t rc = fi_compare_atomicmsg(ctx->ep, &msg, &cmp, NULL, 1, &res, NULL, 1,
                                       cdt_ofi_amo_g.fetch_flags);
     if (shm_unlikely(rc != 0))
         cdt_ofi_amo_retry(ctx, rc, &msg, &cmp, &res, pe);
-    cdt_ofi_count(ctx, &ctx->get_issued, 1);
     cdt_ofi_issued(ctx, pe);
     if (shm_unlikely(!(cdt_ofi_amo_g.fetch_flags & FI_INJECT)))
         cdt_ofi_wait_gets(ctx);

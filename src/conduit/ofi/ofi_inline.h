@@ -104,7 +104,7 @@ static inline uint64_t cdt_ofi_now_ns(void)
  */
 static inline void cdt_ofi_issued(cdt_ctx_t *ctx, int pe)
 {
-    ctx->last_pe = pe;
+    __atomic_store_n(&ctx->last_pe, pe, __ATOMIC_RELAXED); /* shared contexts: any thread */
     if (shm_likely(cdt_ofi_fast_g.kick_idx == NULL))
         return;
     unsigned li = cdt_ofi_fast_g.kick_idx[pe];
@@ -121,6 +121,16 @@ static inline void cdt_ofi_issued(cdt_ctx_t *ctx, int pe)
 
 #define CDT_OFI_OPCTX(op, pe) ((void *)(((uintptr_t)(op) << 32) | (uint32_t)(pe)))
 
+/*
+ * Counts operations issued on a context. An operation is counted BEFORE it
+ * is handed to the provider: a completion counter does not say which
+ * operations completed, so on a context shared by threads a waiter is done
+ * only when the counter has reached everything counted so far (wait_cntr
+ * in ofi_rma.c). Were an operation counted after its issue, another
+ * thread's operation, issued but not yet counted, could complete in its
+ * place and let a blocking get or fetching atomic return before its own
+ * data arrived (issue 14: a lock read a garbage predecessor).
+ */
 static inline uint64_t cdt_ofi_count(cdt_ctx_t *ctx, uint64_t *cnt, uint64_t n)
 {
     if (ctx->flags & 0x1 /* CDT_CTX_SHARED */)
@@ -135,10 +145,10 @@ static inline void cdt_ofi_put(cdt_ctx_t *ctx, int seg, size_t off, const void *
     if (cdt_plan_put(bytes, ctx->inject_size, 0, 0) == CDT_PATH_INJECT) {
         if (shm_unlikely(cdt_ofi_fast_g.inject_flush) && ctx->last_flush_pe != pe)
             cdt_ofi_flush_note(ctx, pe);
+        cdt_ofi_count(ctx, &ctx->put_issued, 1); /* before the issue: see cdt_ofi_count */
         ssize_t rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)pe, r->base + off, r->key);
         if (shm_unlikely(rc != 0))
             cdt_ofi_inject_retry(ctx, rc, r->base + off, r->key, src, bytes, pe);
-        cdt_ofi_count(ctx, &ctx->put_issued, 1);
         cdt_ofi_issued(ctx, pe);
         return;
     }
@@ -177,9 +187,11 @@ static inline void cdt_quiet(cdt_ctx_t *ctx)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (shm_unlikely(ctx->nflush != 0))
         cdt_ofi_flush(ctx);
-    if (ctx->put_done != __atomic_load_n(&ctx->put_issued, __ATOMIC_RELAXED))
+    if (__atomic_load_n(&ctx->put_done, __ATOMIC_RELAXED) !=
+        __atomic_load_n(&ctx->put_issued, __ATOMIC_RELAXED))
         cdt_ofi_wait_puts(ctx);
-    if (ctx->get_done != __atomic_load_n(&ctx->get_issued, __ATOMIC_RELAXED))
+    if (__atomic_load_n(&ctx->get_done, __ATOMIC_RELAXED) !=
+        __atomic_load_n(&ctx->get_issued, __ATOMIC_RELAXED))
         cdt_ofi_wait_gets(ctx);
     if (!(ctx->flags & 0x1))
         ctx->bounce_next = 0;

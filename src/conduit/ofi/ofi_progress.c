@@ -143,8 +143,10 @@ void cdt_ofi_kick_pending(cdt_ctx_t *ctx)
             cdt_ofi_issued(ctx, pe);
     }
     /* Everything this context issued is complete: nobody is owed a kick. */
-    if (ctx->put_done == __atomic_load_n(&ctx->put_issued, __ATOMIC_RELAXED) &&
-        ctx->get_done == __atomic_load_n(&ctx->get_issued, __ATOMIC_RELAXED))
+    if (__atomic_load_n(&ctx->put_done, __ATOMIC_RELAXED) ==
+            __atomic_load_n(&ctx->put_issued, __ATOMIC_RELAXED) &&
+        __atomic_load_n(&ctx->get_done, __ATOMIC_RELAXED) ==
+            __atomic_load_n(&ctx->get_issued, __ATOMIC_RELAXED))
         __atomic_store_n(&ctx->kick_mask, 0, __ATOMIC_RELAXED);
 }
 
@@ -205,13 +207,19 @@ static void kicks_close(void)
 
 /* ---- the thread --------------------------------------------------------- */
 
+/* Set by the thread that stops the progress thread (finalize). */
+static int progress_stopping(void)
+{
+    return __atomic_load_n(&cdt_ofi_g.progress_stop, __ATOMIC_ACQUIRE);
+}
+
 static void kick_mode_loop(void)
 {
     uint64_t window = cdt_ofi_fast_g.kick_ns * KICK_WINDOW_FACTOR;
-    while (!cdt_ofi_g.progress_stop) {
+    while (!progress_stopping()) {
         struct pollfd p = {.fd = prog_g.kick_fd, .events = POLLIN};
         int r = poll(&p, 1, PROGRESS_SLEEP_MS);
-        if (cdt_ofi_g.progress_stop)
+        if (progress_stopping())
             break;
         if (r <= 0) {
             cdt_progress();
@@ -219,7 +227,7 @@ static void kick_mode_loop(void)
         }
         kicks_drain();
         uint64_t until = cdt_ofi_now_ns() + window;
-        while (!cdt_ofi_g.progress_stop && cdt_ofi_now_ns() < until) {
+        while (!progress_stopping() && cdt_ofi_now_ns() < until) {
             if (app_polling()) {
                 /* Wake on the next kick, or look again soon. */
                 struct pollfd q = {.fd = prog_g.kick_fd, .events = POLLIN};
@@ -248,7 +256,7 @@ static void wait_mode_loop(void)
         p[np++] = (struct pollfd){.fd = fd, .events = POLLIN};
     if (prog_g.am_cq && fi_control(&prog_g.am_cq->fid, FI_GETWAIT, &fd) == 0)
         p[np++] = (struct pollfd){.fd = fd, .events = POLLIN};
-    while (!cdt_ofi_g.progress_stop) {
+    while (!progress_stopping()) {
         if (app_polling()) {
             poll(p, 1, STAND_BACK_MS); /* only the stop pipe: the CQ fd may stay readable */
             continue;
@@ -282,7 +290,7 @@ shm_status_t cdt_progress_thread_start(void)
 {
     if (!cdt_ofi_g.cfg.progress_thread || cdt_ofi_g.dflt == NULL)
         return SHM_OK;
-    cdt_ofi_g.progress_stop = 0;
+    __atomic_store_n(&cdt_ofi_g.progress_stop, 0, __ATOMIC_RELEASE);
     if (cdt_ofi_g.dflt_wait_fd) {
         prog_g.am_cq = cdt_ofi_amo_am_wait_cq(&prog_g.am_fabric);
         if (pipe2(prog_g.stop_fd, O_CLOEXEC) != 0)
@@ -305,7 +313,7 @@ void cdt_progress_thread_stop(void)
 {
     if (!cdt_ofi_g.progress_running)
         return;
-    cdt_ofi_g.progress_stop = 1;
+    __atomic_store_n(&cdt_ofi_g.progress_stop, 1, __ATOMIC_RELEASE);
     if (prog_g.kick_fd >= 0) {
         struct sockaddr_un sa;
         socklen_t len = kick_addr(&sa, cdt_ofi_g.cfg.rank);

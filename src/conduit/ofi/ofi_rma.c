@@ -85,7 +85,7 @@ void cdt_ofi_stall_check(cdt_ofi_stall_t *s, uint64_t v, cdt_ctx_t *ctx, const c
     if (t - s->since_ns < cdt_ofi_fast_g.stall_ns)
         return;
     if (pe < 0)
-        pe = ctx->last_pe;
+        pe = __atomic_load_n(&ctx->last_pe, __ATOMIC_RELAXED);
     char host[64] = "?";
     if (pe >= 0 && pe < cdt_ofi_g.cfg.size)
         shm_rt_get(pe, CDT_OFI_HOST_KEY, host, sizeof(host));
@@ -130,13 +130,24 @@ void cdt_ofi_inject_retry(cdt_ctx_t *ctx, ssize_t rc, uint64_t raddr, uint64_t k
         cdt_ofi_fatal_rc("put", pe, rc);
 }
 
+/*
+ * Waits until everything counted on cntr so far is complete. The counter
+ * is read first and the issued count after it: operations are counted
+ * before they are issued (cdt_ofi_count), so a counter that has reached
+ * the issued count read after it means every operation issued by then --
+ * the caller's included -- is complete. A target read once at entry would
+ * not do on a context shared by threads: the counter does not say whose
+ * operations completed, and another thread's later one could stand in for
+ * ours. So a shared context's waiter waits for all the context's traffic.
+ */
 static void wait_cntr(cdt_ctx_t *ctx, struct fid_cntr *cntr, uint64_t *issued, uint64_t *done,
                       uint64_t *errs, const char *what)
 {
-    uint64_t target = __atomic_load_n(issued, __ATOMIC_RELAXED);
     cdt_ofi_stall_t stall = {0};
     for (;;) {
         uint64_t v = fi_cntr_read(cntr);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        uint64_t target = __atomic_load_n(issued, __ATOMIC_SEQ_CST);
         if (v >= target) {
             /* Shared contexts: keep the largest value any thread saw. */
             uint64_t d = __atomic_load_n(done, __ATOMIC_RELAXED);
@@ -192,9 +203,11 @@ ssize_t cdt_ofi_rma_frags(cdt_ctx_t *ctx, int is_get, void *lbuf, uint64_t raddr
     /* A process that is not a PE (RPC client or server) has no fast table. */
     size_t frag = cdt_ofi_fast_g.frag_size ? cdt_ofi_fast_g.frag_size
                                            : cdt_plan_frag_size(0, 0);
+    uint64_t *issued = is_get ? &ctx->get_issued : &ctx->put_issued;
     for (size_t done = 0; done < bytes; done += frag) {
         size_t len = bytes - done < frag ? bytes - done : frag;
         ssize_t rc;
+        cdt_ofi_count(ctx, issued, 1); /* before the issue: see cdt_ofi_count */
         for (;;) {
             rc = is_get ? fi_read(ctx->ep, p + done, len, NULL, addr, raddr + done, key, opctx)
                         : fi_write(ctx->ep, p + done, len, NULL, addr, raddr + done, key, opctx);
@@ -204,9 +217,10 @@ ssize_t cdt_ofi_rma_frags(cdt_ctx_t *ctx, int is_get, void *lbuf, uint64_t raddr
             if (pe >= 0)
                 cdt_ofi_issued(ctx, pe);
         }
-        if (shm_unlikely(rc != 0))
+        if (shm_unlikely(rc != 0)) {
+            cdt_ofi_count(ctx, issued, (uint64_t)-1); /* not issued after all */
             return rc;
-        cdt_ofi_count(ctx, is_get ? &ctx->get_issued : &ctx->put_issued, 1);
+        }
     }
     return 0;
 }
@@ -237,11 +251,11 @@ void cdt_ofi_flush(cdt_ctx_t *ctx)
     for (unsigned i = 0; i < ctx->nflush; i++) {
         int pe = ctx->flush_pe[i];
         const cdt_ofi_rseg_t *r = &cdt_ofi_fast_g.rseg[pe * SHM_NSEGS + SHM_SEG_HEAP];
+        cdt_ofi_count(ctx, &ctx->get_issued, 1); /* before the issue: see cdt_ofi_count */
         CDT_RETRY(ctx,
                   fi_read(ctx->ep, &ctx->flush_sink, sizeof(ctx->flush_sink), NULL,
                           (fi_addr_t)pe, r->base, r->key, CDT_OFI_OPCTX(CDT_OP_PUT, pe)),
                   "put (completion read)", pe);
-        cdt_ofi_count(ctx, &ctx->get_issued, 1);
     }
     ctx->nflush = 0;
     ctx->last_flush_pe = -1;
@@ -254,9 +268,9 @@ void cdt_ofi_put_slow(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *
     if (cdt_plan_put(bytes, 0, cdt_ofi_fast_g.bounce_size, ctx->bounce_n) == CDT_PATH_BOUNCE) {
         char *b = bounce_slot(ctx);
         memcpy(b, src, bytes);
+        cdt_ofi_count(ctx, &ctx->put_issued, 1);
         CDT_RETRY(ctx, fi_write(ctx->ep, b, bytes, NULL, (fi_addr_t)pe, raddr, key, opctx),
                   "put", pe);
-        cdt_ofi_count(ctx, &ctx->put_issued, 1);
         cdt_ofi_issued(ctx, pe);
         return;
     }

@@ -14,8 +14,13 @@
 SHM_DEFINE(void, shmem_init, (void), { shm_core_init(SHMEM_THREAD_SINGLE); })
 
 SHM_DEFINE(int, shmem_init_thread, (int requested, int *provided), {
-    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
-        shm_fatal("shmem_init_thread: unknown thread level %d", requested);
+    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) {
+        /* The spec: nonzero on failure, the library stays uninitialised. */
+        shm_error("shmem_init_thread: unknown thread level %d (expected SHMEM_THREAD_SINGLE, "
+                  "_FUNNELED, _SERIALIZED or _MULTIPLE)",
+                  requested);
+        return 1;
+    }
     shm_core_init(requested);
     if (provided)
         *provided = shm_state_g.thread_level;

@@ -106,8 +106,14 @@ int main(int argc, char **argv)
     }
     level_g = levels[li].level;
     int provided = -1;
+    /* An unknown level is refused with a nonzero return, not a dead job. */
+    int bad_rc = shmem_init_thread(SHMEM_THREAD_MULTIPLE + 7, &provided);
+    int bad_init = -1;
+    shmem_query_initialized(&bad_init);
     int rc = shmem_init_thread(level_g, &provided);
     pe_begin("thread_levels");
+    PE_EXPECT(bad_rc != 0, "shmem_init_thread(unknown level) returned 0");
+    PE_EXPECT_EQ(bad_init, 0, "shmem_query_initialized after a refused shmem_init_thread");
     PE_EXPECT_EQ(rc, 0, "shmem_init_thread(%s) return value", levels[li].name);
     PE_EXPECT_EQ(provided, level_g, "shmem_init_thread(%s): provided", levels[li].name);
     int queried = -1;

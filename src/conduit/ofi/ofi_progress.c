@@ -48,18 +48,23 @@
 
 #define PROGRESS_SLEEP_MS 1000 /* a sleeping thread looks once a second anyway */
 #define KICK_WINDOW_FACTOR 4
-/* The PE's own thread polled this recently: it is inside a library wait and
- * drives the endpoint itself, so the progress thread stands back (two
- * pollers on one endpoint only fight for its lock and for the cores). */
-#define APP_ACTIVE_NS 50000
+/* The PE's own threads poll in a wait loop: they drive the endpoint
+ * themselves, so the progress thread stands back (two pollers on one
+ * endpoint only fight for its lock and for the cores: measured, put latency
+ * over tcp;ofi_rxm tripled). A counter, not a clock: every idle poll
+ * stores its thread's poll count; the progress thread, checking at most
+ * every STAND_BACK_MS, sees whether it moved since its last look. */
 #define STAND_BACK_MS 1
 
-/* When a thread of the PE last polled in a wait loop (cdt_ofi_idle_pause). */
-static uint64_t app_poll_ns_g;
+static unsigned app_polls_g;
 
 static int app_polling(void)
 {
-    return cdt_ofi_now_ns() - __atomic_load_n(&app_poll_ns_g, __ATOMIC_RELAXED) < APP_ACTIVE_NS;
+    static unsigned seen; /* the progress thread's alone */
+    unsigned now = __atomic_load_n(&app_polls_g, __ATOMIC_RELAXED);
+    int active = now != seen;
+    seen = now;
+    return active;
 }
 
 static struct {
@@ -84,19 +89,15 @@ void cdt_progress(void)
  * host has more PEs than cores (SHMEM_YIELD=auto): measured, a waiter that
  * also yields when the PEs have a core each only adds latency (a yield hands
  * a loaded machine's core to another program for a whole time slice: 8-byte
- * fetch-add 1.6 us -> 2-100 us, shm through libfabric). Every
- * IDLE_MARK_EVERY polls it notes the time, so that the progress thread stands
- * back while the PE's own thread drives the endpoint.
+ * fetch-add 1.6 us -> 2-100 us, shm through libfabric). Tells the progress
+ * thread that this PE is polling (app_polling).
  */
-#define IDLE_MARK_EVERY 32
-
 void cdt_ofi_idle_pause(void)
 {
     static __thread unsigned polls;
     if (cdt_ofi_fast_g.yield)
         sched_yield();
-    if (polls++ % IDLE_MARK_EVERY == 0)
-        __atomic_store_n(&app_poll_ns_g, cdt_ofi_now_ns(), __ATOMIC_RELAXED);
+    __atomic_store_n(&app_polls_g, ++polls, __ATOMIC_RELAXED);
 }
 
 void cdt_poll_idle(void)

@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conduit/ofi/ofi_regions.h"
+
 #include "oshrun.h"
 
 #define SWEEP_DONE (-1)
@@ -38,16 +40,7 @@ static int sweeper_fd = -1;
 
 void osr_sweep_pid(pid_t pid)
 {
-    char prefix[32];
-    int plen = snprintf(prefix, sizeof(prefix), "%d:", (int)pid);
-    DIR *d = opendir("/dev/shm");
-    if (d == NULL)
-        return;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL)
-        if (strncmp(de->d_name, prefix, (size_t)plen) == 0)
-            unlinkat(dirfd(d), de->d_name, 0);
-    closedir(d);
+    cdt_ofi_regions_unlink(pid);
 }
 
 static int pidfd_open_(pid_t pid)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "conduit/ofi/ofi.h"
+#include "conduit/ofi/ofi_regions.h"
 
 static const cdt_ofi_prov_row_t prov_table[] = {
     /* shm: RMA is a kernel copy (process_vm_writev) done by the origin when
@@ -56,14 +57,5 @@ void cdt_ofi_sweep_own_regions(const char *prov_name)
     if (swept || !cdt_ofi_prov_row(prov_name)->pid_named_regions)
         return;
     swept = 1;
-    char prefix[32];
-    int plen = snprintf(prefix, sizeof(prefix), "%d:", (int)getpid());
-    DIR *d = opendir("/dev/shm");
-    if (d == NULL)
-        return;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL)
-        if (strncmp(de->d_name, prefix, (size_t)plen) == 0)
-            unlinkat(dirfd(d), de->d_name, 0);
-    closedir(d);
+    cdt_ofi_regions_unlink(getpid());
 }

@@ -7,6 +7,8 @@
  *   dissemination: ceil(log2 n) rounds; in round k each PE tells the PE
  *                  2^k ahead and waits for the one 2^k behind. Any n.
  */
+#include <time.h>
+
 #include "coll/coll.h"
 #include "core/init.h"
 
@@ -34,6 +36,36 @@ static void barrier_dissemination(shm_team_t *t)
         shm_coll_flag(t, (me + d) % n);
         shm_coll_wait(t, (me - d + n) % n);
     }
+}
+
+/*
+ * A PE waiting for another's flag cannot tell a peer that computes from a
+ * link that is down: the flag simply does not come. So once a wait has
+ * lasted SHM_COLL_PROBE_MS, and every SHM_COLL_PROBE_MS after that, read 8
+ * bytes of that peer's heap through the fabric, a read bounded by
+ * SHMEM_FABRIC_TIMEOUT: a computing peer's progress thread answers it, a
+ * dead link or a stopped PE ends the job naming that PE. Peers whose heap
+ * is mapped here (same host, direct path) need no fabric and are not
+ * probed.
+ */
+#define SHM_COLL_PROBE_MS 500
+
+void shm_coll_wait_long(shm_team_t *t, int from, uint64_t *since_ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (*since_ns == 0) {
+        *since_ns = now;
+        return;
+    }
+    if (now - *since_ns < SHM_COLL_PROBE_MS * 1000000u)
+        return;
+    int pe = shm_team_pe(t, from);
+    if (shm_heap_peer_addr(pe, 0) == NULL)
+        cdt_probe_peer(shm_coll_cdt(), pe,
+                       "barrier/collective wait: liveness probe (8-byte read)");
+    *since_ns = now;
 }
 
 void shm_coll_barrier_alg(shm_team_t *t, shm_barrier_alg_t alg)

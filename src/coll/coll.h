@@ -118,13 +118,21 @@ static inline void shm_coll_flag(shm_team_t *t, int to)
     cdt_put(shm_coll_cdt(), SHM_SEG_HEAP, off, &v, sizeof(v), pe);
 }
 
+/* A wait for rank `from` that has lasted a while (barrier.c): probes it
+ * across the fabric now and then, so a broken link ends the job. */
+void shm_coll_wait_long(shm_team_t *t, int from, uint64_t *since_ns);
+
 /* Waits for the next message from rank `from`. */
 static inline void shm_coll_wait(shm_team_t *t, int from)
 {
     int i = shm_coll_idx(t, from);
     uint64_t want = ++t->seen[i];
-    while (t->flags[i] < want)
+    uint64_t since_ns = 0;
+    for (unsigned polls = 0; t->flags[i] < want;) {
         cdt_poll_idle();
+        if (shm_unlikely((++polls & 63) == 0))
+            shm_coll_wait_long(t, from, &since_ns);
+    }
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
 }
 

@@ -67,6 +67,15 @@ void cdt_info_print(FILE *f);
 
 typedef struct cdt_ctx cdt_ctx_t;
 
+/**
+ * For a wait on another PE's action (a collective's flag) that has lasted a
+ * while: one 8-byte read of pe's heap through the fabric, waited for with
+ * the SHMEM_FABRIC_TIMEOUT bound. A PE that computes answers it (its
+ * progress thread); a link that is down, or a stopped PE, ends the job with
+ * the fabric-timeout message naming `what`. No-op when the bound is off.
+ */
+void cdt_probe_peer(cdt_ctx_t *ctx, int pe, const char *what);
+
 /** Context option: several threads may use it at once. */
 #define CDT_CTX_SHARED 0x1
 
@@ -145,6 +154,7 @@ typedef struct {
     int released;       /**< the provider is done with this receive buffer */
     int on_recv;        /**< ERROR: on a receive (else a send or a transfer) */
     shm_status_t err;   /**< ERROR: SHM_ERR_RANGE (truncated), SHM_ERR_CANCELED, ... */
+    const char *prov_err; /**< ERROR: the provider's own words, or NULL (until the next poll) */
 } cdt_msg_event_t;
 
 /** Reads up to max events; drives progress. Returns how many (0: none). */

@@ -82,6 +82,22 @@ two_hosts_up() {
         fail "hosta has no route to hostb over the veth pair"
 }
 
+# A second link between the two hosts of two_hosts_up, for data only: a
+# veth pair named osh1 in both, 10.213.1.1 and .2. A test can break it (ip
+# link set osh1 down) while the launcher's traffic still flows over osh0.
+data_link_up() {
+    local nsa=$1 nsb=$2 a=oshC$$ b=oshD$$ n ns dev
+    ip link add "$a" type veth peer name "$b" || fail "cannot create a second veth pair"
+    ip link set "$a" netns "$nsa" && ip link set "$b" netns "$nsb" ||
+        fail "cannot move the second veth pair into the namespaces"
+    for n in 1 2; do
+        ns=$nsa dev=$a
+        [ $n = 2 ] && ns=$nsb dev=$b
+        ip -n "$ns" link set "$dev" name osh1 && ip -n "$ns" addr add "10.213.1.$n/24" dev osh1 &&
+            ip -n "$ns" link set osh1 up || fail "cannot configure osh1 in $ns"
+    done
+}
+
 # For the EXIT trap: whatever still runs in the namespaces was started by the
 # test; it goes, then the namespaces (and with them the veth pair).
 two_hosts_down() {

@@ -97,6 +97,18 @@ void cdt_ofi_stall_check(cdt_ofi_stall_t *s, uint64_t v, cdt_ctx_t *ctx, const c
 /* How progress is made, for SHMEM_INFO. */
 const char *cdt_ofi_progress_describe(void);
 
+/* Fabric faults (ofi_fault.c): each ends the job with one line per job
+ * naming the operation, the peer PE, its host and the provider's error. */
 __attribute__((noreturn, cold)) void cdt_ofi_fatal_rc(const char *op, int pe, ssize_t rc);
+/* An error was counted on ctx's counters: read its CQ error entry, report it. */
+__attribute__((noreturn, cold)) void cdt_ofi_report_cq_error(cdt_ctx_t *ctx, const char *what);
+/* The general form: is_error 1 for an error the provider gave (reported
+ * after a grace second: a dead peer's launcher speaks first), 0 for a stall. */
+__attribute__((noreturn, cold, format(printf, 3, 4))) void
+cdt_ofi_peer_fatal(int pe, int is_error, const char *fmt, ...);
+/* cdt_ofi_wait_gets, naming the wait `what` if it stalls or fails. */
+void cdt_ofi_wait_gets_for(cdt_ctx_t *ctx, const char *what);
+/* PE's host name as it published it ("?" if unknown); len >= 64. */
+void cdt_ofi_peer_host(int pe, char *host, size_t len);
 
 #endif /* SHM_CONDUIT_OFI_H */

@@ -204,10 +204,12 @@ void cdt_ofi_amo_retry(cdt_ctx_t *ctx, ssize_t rc, const struct fi_msg_atomic *m
 {
     uint64_t *flags = res ? &cdt_ofi_amo_g.fetch_flags : &cdt_ofi_amo_g.post_flags;
     const char *what = res ? "fetching atomic" : "atomic";
+    cdt_ofi_stall_t stall = {0};
     while (rc != 0) {
         if (rc == -FI_EAGAIN) {
             amo_ctx_progress(ctx);
             cdt_ofi_issued(ctx, pe);
+            cdt_ofi_stall_check(&stall, 0, ctx, what, pe);
         } else if ((*flags & FI_INJECT) &&
                    (rc == -FI_EINVAL || rc == -FI_EOPNOTSUPP || rc == -FI_ENOSYS ||
                     rc == -FI_EMSGSIZE)) {
@@ -217,9 +219,11 @@ void cdt_ofi_amo_retry(cdt_ctx_t *ctx, ssize_t rc, const struct fi_msg_atomic *m
         } else {
             char opname[32]; /* fi_tostr reuses one buffer */
             snprintf(opname, sizeof(opname), "%s", fi_tostr(&msg->op, FI_TYPE_ATOMIC_OP));
-            shm_fatal("%s (%s on %s) to PE %d failed on provider %s: %s", what, opname,
-                      fi_tostr(&msg->datatype, FI_TYPE_ATOMIC_TYPE), pe, cdt_ofi_g.prov_name,
-                      fi_strerror((int)-rc));
+            char host[64];
+            cdt_ofi_peer_host(pe, host, sizeof(host));
+            cdt_ofi_peer_fatal(pe, 1, "%s (%s on %s) to PE %d (host %s) failed on provider %s: %s",
+                               what, opname, fi_tostr(&msg->datatype, FI_TYPE_ATOMIC_TYPE), pe,
+                               host, cdt_ofi_g.prov_name, fi_strerror((int)-rc));
         }
         uint64_t fl = __atomic_load_n(flags, __ATOMIC_RELAXED);
         if (res == NULL)

@@ -50,6 +50,7 @@ typedef struct am_slot {
     void *result;      /* where the old value goes (NULL: nowhere) */
     volatile int *done_p;
     int fetching, sent, answered;
+    int pe;            /* the target */
     struct am_slot *next_free;
 } am_slot_t;
 
@@ -216,9 +217,12 @@ static cdt_peer_t am_peer(int pe)
     shm_status_t st = shm_rt_get(pe, AM_KEY, &card, sizeof(card));
     if (st == SHM_OK)
         st = cdt_msg_insert(am_g.ep, card.name, card.len, &am_g.peer[pe]);
-    if (st != SHM_OK)
-        shm_fatal("atomics by active message: cannot reach PE %d on %s: %s", pe,
-                  cdt_ofi_g.prov_name, shm_status_str(st));
+    if (st != SHM_OK) {
+        char host[64];
+        cdt_ofi_peer_host(pe, host, sizeof(host));
+        cdt_ofi_peer_fatal(pe, 1, "atomics by active message: cannot reach PE %d (host %s) on %s: %s",
+                           pe, host, cdt_ofi_g.prov_name, shm_status_str(st));
+    }
     return am_g.peer[pe];
 }
 
@@ -265,9 +269,13 @@ static void am_flush_answers(void)
             cdt_msg_send(am_g.ep, am_peer(r->pe), &r->msg, sizeof(r->msg), NULL, 0, r);
         if (st == SHM_ERR_AGAIN)
             return;
-        if (st != SHM_OK)
-            shm_fatal("atomics by active message: answer to PE %d failed on %s: %s", r->pe,
-                      cdt_ofi_g.prov_name, shm_status_str(st));
+        if (st != SHM_OK) {
+            char host[64];
+            cdt_ofi_peer_host(r->pe, host, sizeof(host));
+            cdt_ofi_peer_fatal(r->pe, 1,
+                               "atomics by active message: answer to PE %d (host %s) failed on "
+                               "%s: %s", r->pe, host, cdt_ofi_g.prov_name, shm_status_str(st));
+        }
         am_g.unsent = r->next;
         if (am_g.unsent == NULL)
             am_g.unsent_tail = &am_g.unsent;
@@ -306,6 +314,26 @@ static void am_handle(const am_msg_t *m, size_t len)
     }
 }
 
+/* A completion error: a request or an answer that could not be delivered. */
+__attribute__((noreturn, cold)) static void am_event_error(const cdt_msg_event_t *e)
+{
+    int pe = -1;
+    const char *what = "receive";
+    if (!e->on_recv && e->ctx != NULL && am_is_slot(e->ctx)) {
+        pe = ((am_slot_t *)e->ctx)->pe;
+        what = "request";
+    } else if (!e->on_recv && e->ctx != NULL) {
+        pe = ((am_resp_t *)e->ctx)->pe;
+        what = "answer";
+    }
+    char host[64];
+    cdt_ofi_peer_host(pe, host, sizeof(host));
+    cdt_ofi_peer_fatal(pe, 1, "atomic %s (by active message) to PE %d (host %s) failed on %s: %s "
+                              "(provider: %s)",
+                       what, pe, host, cdt_ofi_g.prov_name, shm_status_str(e->err),
+                       e->prov_err ? e->prov_err : "-");
+}
+
 static void am_poll_locked(void)
 {
     cdt_msg_event_t ev[16];
@@ -331,8 +359,7 @@ static void am_poll_locked(void)
                     am_g.free_resp = r;
                 }
             } else {
-                shm_fatal("atomics by active message failed on %s: %s", cdt_ofi_g.prov_name,
-                          shm_status_str(e->err));
+                am_event_error(e);
             }
         }
         am_flush_answers();
@@ -407,8 +434,11 @@ static void am_issue(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg,
     int fetching = result != NULL;
     volatile int done = 0;
     pthread_mutex_lock(&am_g.lock);
-    while (am_g.free_slots == NULL)
+    cdt_ofi_stall_t stall = {0};
+    while (am_g.free_slots == NULL) { /* slots come back as answers arrive */
         am_poll_locked();
+        cdt_ofi_stall_check(&stall, 0, ctx, "atomic (by active message)", -1);
+    }
     am_slot_t *s = am_g.free_slots;
     am_g.free_slots = s->next_free;
     s->msg = (am_msg_t){.kind = AM_REQ, .origin = (uint32_t)cdt_ofi_g.cfg.rank,
@@ -420,6 +450,7 @@ static void am_issue(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg,
     s->fetching = fetching;
     s->done_p = blocking ? &done : NULL;
     s->sent = s->answered = 0;
+    s->pe = pe;
     cdt_ofi_count(ctx, fetching ? &ctx->get_issued : &ctx->put_issued, 1);
     cdt_peer_t peer = am_peer(pe);
     shm_status_t st;
@@ -427,13 +458,18 @@ static void am_issue(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg,
            SHM_ERR_AGAIN) {
         am_poll_locked();
         cdt_ofi_issued(ctx, pe);
+        cdt_ofi_stall_check(&stall, 0, ctx, "atomic (by active message)", pe);
     }
-    if (st != SHM_OK)
-        shm_fatal("atomic %s on %s to PE %d failed on provider %s: %s", cdt_amo_op_name(op),
-                  cdt_amo_type_name(t), pe, cdt_ofi_g.prov_name, shm_status_str(st));
+    if (st != SHM_OK) {
+        char host[64];
+        cdt_ofi_peer_host(pe, host, sizeof(host));
+        cdt_ofi_peer_fatal(pe, 1, "atomic %s on %s to PE %d (host %s) failed on provider %s: %s",
+                           cdt_amo_op_name(op), cdt_amo_type_name(t), pe, host,
+                           cdt_ofi_g.prov_name, shm_status_str(st));
+    }
     pthread_mutex_unlock(&am_g.lock);
     cdt_ofi_issued(ctx, pe);
-    cdt_ofi_stall_t stall = {0};
+    stall = (cdt_ofi_stall_t){0};
     if (blocking)
         while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
             cdt_progress();

@@ -521,6 +521,7 @@ int cdt_msg_poll(cdt_msg_ep_t *ep, cdt_msg_event_t *ev, int max)
     ev->on_recv = (err.flags & FI_RECV) != 0;
     ev->released = (err.flags & FI_MULTI_RECV) != 0;
     ev->err = cdt_msg_status(err.err ? err.err : FI_EIO);
+    ev->prov_err = fi_cq_strerror(ep->ctx.cq, err.prov_errno, err.err_data, NULL, 0);
     SHM_DEBUG(RPC, "completion error on %s: %s (flags 0x%llx, len %zu, olen %zu)",
               ep->dom->prov, fi_strerror(err.err), (unsigned long long)err.flags, err.len,
               err.olen);

@@ -1,101 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * Slow paths of the data path: bounce buffers, fragmentation, EAGAIN
- * retries, waiting on counters and turning libfabric errors into one
- * message that names the PE, the operation and the error.
+ * retries, waiting on counters (errors are reported by ofi_fault.c).
  */
 #include <sched.h>
-#include <time.h>
 
 #include "conduit/conduit.h"
 #include "conduit/ofi/ofi.h"
 #include "core/log.h"
 #include "runtime/rt.h"
 #include "conduit/ofi/ofi_msg.h"
-
-static const char *op_name(uintptr_t op)
-{
-    switch (op) {
-    case CDT_OP_PUT: return "put";
-    case CDT_OP_GET: return "get";
-    case CDT_OP_AMO: return "atomic";
-    case CDT_OP_FETCH_AMO: return "fetching atomic";
-    default: return "operation";
-    }
-}
-
-/*
- * A transfer failed. The usual cause is a peer that died, and its launcher
- * ends the whole job within 2 s with one message naming that PE; reporting
- * our side at once would add a second, misleading one ("put to PE 1
- * failed") from every PE that talked to it. So wait a second first: if the
- * job is being torn down we are stopped here, else we report our error.
- */
-__attribute__((cold)) static void peer_failure_grace(void)
-{
-    if (cdt_ofi_g.cfg.size > 1) {
-        struct timespec ts = {.tv_sec = 1, .tv_nsec = 0};
-        while (nanosleep(&ts, &ts) != 0)
-            ;
-    }
-}
-
-/* An error was counted: read the CQ error entry and end the job with it. */
-__attribute__((noreturn, cold)) static void report_cq_error(cdt_ctx_t *ctx, const char *what)
-{
-    peer_failure_grace();
-    struct fi_cq_err_entry err = {0};
-    ssize_t rc = fi_cq_readerr(ctx->cq, &err, 0);
-    for (int tries = 0; rc == -FI_EAGAIN && tries < 1000; tries++) {
-        fi_cq_read(ctx->cq, NULL, 0);
-        rc = fi_cq_readerr(ctx->cq, &err, 0);
-    }
-    if (rc < 0)
-        shm_fatal("%s failed on provider %s (no error entry: %s)", what, cdt_provider_name(),
-                  fi_strerror((int)-rc));
-    uintptr_t c = (uintptr_t)err.op_context;
-    char pebuf[32] = "unknown PE";
-    if (c != 0)
-        snprintf(pebuf, sizeof(pebuf), "PE %u", (unsigned)(c & 0xffffffffu));
-    const char *perr =
-        fi_cq_strerror(ctx->cq, err.prov_errno, err.err_data, NULL, 0);
-    shm_fatal("%s to %s failed on provider %s: %s (provider: %s)",
-              c ? op_name(c >> 32) : what, pebuf, cdt_provider_name(), fi_strerror(err.err),
-              perr ? perr : "-");
-}
-
-__attribute__((noreturn, cold)) void cdt_ofi_fatal_rc(const char *op, int pe, ssize_t rc)
-{
-    peer_failure_grace();
-    shm_fatal("%s to PE %d failed on provider %s: %s", op, pe, cdt_provider_name(),
-              fi_strerror((int)-rc));
-}
-
-void cdt_ofi_stall_check(cdt_ofi_stall_t *s, uint64_t v, cdt_ctx_t *ctx, const char *what,
-                         int pe)
-{
-    if (cdt_ofi_fast_g.stall_ns == 0 || (++s->polls & 255) != 0)
-        return;
-    uint64_t t = cdt_ofi_now_ns();
-    if (s->since_ns == 0 || v != s->last_v) {
-        s->last_v = v;
-        s->since_ns = t;
-        return;
-    }
-    if (t - s->since_ns < cdt_ofi_fast_g.stall_ns)
-        return;
-    if (pe < 0)
-        pe = __atomic_load_n(&ctx->last_pe, __ATOMIC_RELAXED);
-    char host[64] = "?";
-    if (pe >= 0 && pe < cdt_ofi_g.cfg.size)
-        shm_rt_get(pe, CDT_OFI_HOST_KEY, host, sizeof(host));
-    host[sizeof(host) - 1] = '\0';
-    shm_fatal("%s to PE %d (host %s) made no progress for %llu s on provider %s "
-              "(SHMEM_FABRIC_TIMEOUT): the link to that host is down, or the PE is stopped "
-              "or overwhelmed",
-              what, pe, host, (unsigned long long)(cdt_ofi_fast_g.stall_ns / 1000000000u),
-              cdt_provider_name());
-}
 
 /* Drive this context's endpoint (and the default one, for incoming traffic). */
 static void ctx_progress(cdt_ctx_t *ctx)
@@ -110,9 +24,11 @@ static void ctx_progress(cdt_ctx_t *ctx)
 #define CDT_RETRY(ctx, call, opname, pe)                                       \
     do {                                                                       \
         ssize_t rc_;                                                           \
+        cdt_ofi_stall_t stall_ = {0};                                          \
         while ((rc_ = (call)) == -FI_EAGAIN) {                                 \
             ctx_progress(ctx);                                                 \
-            cdt_ofi_issued(ctx, pe);                                             \
+            cdt_ofi_issued(ctx, pe);                                           \
+            cdt_ofi_stall_check(&stall_, 0, ctx, opname, pe);                  \
         }                                                                      \
         if (shm_unlikely(rc_ != 0))                                            \
             cdt_ofi_fatal_rc(opname, pe, rc_);                                 \
@@ -121,9 +37,11 @@ static void ctx_progress(cdt_ctx_t *ctx)
 void cdt_ofi_inject_retry(cdt_ctx_t *ctx, ssize_t rc, uint64_t raddr, uint64_t key,
                           const void *src, size_t bytes, int pe)
 {
+    cdt_ofi_stall_t stall = {0};
     while (rc == -FI_EAGAIN) {
         ctx_progress(ctx);
         cdt_ofi_issued(ctx, pe);
+        cdt_ofi_stall_check(&stall, 0, ctx, "put", pe);
         rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)pe, raddr, key);
     }
     if (rc != 0)
@@ -160,7 +78,7 @@ static void wait_cntr(cdt_ctx_t *ctx, struct fid_cntr *cntr, uint64_t *issued, u
         uint64_t e = fi_cntr_readerr(cntr);
         if (shm_unlikely(e != __atomic_load_n(errs, __ATOMIC_RELAXED))) {
             __atomic_store_n(errs, e, __ATOMIC_RELAXED);
-            report_cq_error(ctx, what);
+            cdt_ofi_report_cq_error(ctx, what);
         }
         ctx_progress(ctx);
         cdt_ofi_kick_pending(ctx);
@@ -177,6 +95,11 @@ void cdt_ofi_wait_puts(cdt_ctx_t *ctx)
 void cdt_ofi_wait_gets(cdt_ctx_t *ctx)
 {
     wait_cntr(ctx, ctx->get_cntr, &ctx->get_issued, &ctx->get_done, &ctx->get_err, "get");
+}
+
+void cdt_ofi_wait_gets_for(cdt_ctx_t *ctx, const char *what)
+{
+    wait_cntr(ctx, ctx->get_cntr, &ctx->get_issued, &ctx->get_done, &ctx->get_err, what);
 }
 
 /* A free bounce slot; when all are in flight, drain the context's puts. */
@@ -208,14 +131,17 @@ ssize_t cdt_ofi_rma_frags(cdt_ctx_t *ctx, int is_get, void *lbuf, uint64_t raddr
         size_t len = bytes - done < frag ? bytes - done : frag;
         ssize_t rc;
         cdt_ofi_count(ctx, issued, 1); /* before the issue: see cdt_ofi_count */
+        cdt_ofi_stall_t stall = {0};
         for (;;) {
             rc = is_get ? fi_read(ctx->ep, p + done, len, NULL, addr, raddr + done, key, opctx)
                         : fi_write(ctx->ep, p + done, len, NULL, addr, raddr + done, key, opctx);
             if (rc != -FI_EAGAIN)
                 break;
             ctx_progress(ctx);
-            if (pe >= 0)
+            if (pe >= 0) {
                 cdt_ofi_issued(ctx, pe);
+                cdt_ofi_stall_check(&stall, 0, ctx, is_get ? "get" : "put", pe);
+            }
         }
         if (shm_unlikely(rc != 0)) {
             cdt_ofi_count(ctx, issued, (uint64_t)-1); /* not issued after all */

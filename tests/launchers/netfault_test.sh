@@ -22,6 +22,15 @@
 #   netfault_test.sh flap_long
 #       the same with SHMEM_FABRIC_TIMEOUT=10: TCP retransmits within a few
 #       seconds of the link coming back, so the job must recover and pass.
+#   netfault_test.sh reset_put|reset_amo|reset_barrier
+#       every data connection of hosta is aborted (ss -K: the kernel resets
+#       them, as when a host reboots or a firewall cuts them). Measured with
+#       libfabric 1.17: tcp;ofi_rxm reports the reset on messages (atomics
+#       by active message: a CQ error entry, "Software caused connection
+#       abort", reported after the 1 s grace), but not on RMA writes and
+#       reads in flight (no CQ error entry, no counter error): there the
+#       SHMEM_FABRIC_TIMEOUT bound ends the job. The test takes either
+#       message.
 #   netfault_test.sh stopped
 #       PE 1 (hostb) is SIGSTOPped for LIMIT + 3 s while PE 0 (hosta)
 #       fetch-adds on it: the job must end within LIMIT + 2 s of the stop.
@@ -224,6 +233,20 @@ stopped)
     expect_fabric_end "$stop_ms" "to PE 1 \(host hostb\) made no progress for $LIMIT s"
     expect_clean
     ok "stopped: PE 1 stopped: the job ended $TOOK ms later, status $RC, one message"
+    ;;
+reset_put | reset_amo | reset_barrier)
+    mode=${CASE#reset_}
+    start_job "$mode"
+    wait_line "netfault: streaming" 40
+    sleep 0.3
+    reset_ms=$(now_ms)
+    ip netns exec "$NSA" ss -K -tn dst 10.213.1.2 >"$W/ss" ||
+        skip "ss -K cannot abort sockets here (kernel without CONFIG_INET_DIAG_DESTROY)"
+    [ "$(grep -c ESTAB "$W/ss")" -gt 0 ] || fail "$CASE: ss -K aborted no connection: $(cat "$W/ss")"
+    finish_job
+    expect_fabric_end "$reset_ms" "$FABRIC_MSG"
+    expect_clean
+    ok "$CASE: connections reset under $mode traffic: the job ended $TOOK ms later, status $RC, one message: $(grep -E "$LIB_LINE" "$W/out" | head -1)"
     ;;
 *) fail "unknown case '$CASE'" ;;
 esac

@@ -161,7 +161,8 @@ void cdt_ofi_amo_info_print(FILE *f)
 
 static void amo_ctx_progress(cdt_ctx_t *ctx)
 {
-    fi_cq_read(ctx->cq, NULL, 0);
+    if (shm_unlikely(fi_cq_read(ctx->cq, NULL, 0) == -FI_EAVAIL))
+        cdt_ofi_report_cq_error(ctx, "atomic");
     cdt_progress();
 }
 

@@ -78,8 +78,10 @@ static struct {
 void cdt_progress(void)
 {
     cdt_ctx_t *d = cdt_ofi_g.dflt;
-    if (d)
-        fi_cq_read(d->cq, NULL, 0);
+    /* Successful operations leave no entry (selective completion): an
+     * entry here is an error, reported at once (ofi_fault.c). */
+    if (d && shm_unlikely(fi_cq_read(d->cq, NULL, 0) == -FI_EAVAIL))
+        cdt_ofi_report_cq_error(d, "operation");
     if (shm_unlikely(cdt_ofi_amo_g.am_on))
         cdt_ofi_amo_am_progress(); /* atomics by active message: serve and collect */
 }

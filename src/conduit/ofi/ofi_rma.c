@@ -15,8 +15,8 @@
 static void ctx_progress(cdt_ctx_t *ctx)
 {
     /* One CQ read per turn for the default context: on tcp each is a poll(). */
-    if (ctx != cdt_ofi_g.dflt)
-        fi_cq_read(ctx->cq, NULL, 0);
+    if (ctx != cdt_ofi_g.dflt && shm_unlikely(fi_cq_read(ctx->cq, NULL, 0) == -FI_EAVAIL))
+        cdt_ofi_report_cq_error(ctx, "operation");
     cdt_progress();
 }
 

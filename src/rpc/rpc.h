@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* Internals of data services: instance, peers, requests, calls, receive pool, bulk. */
+/*
+ * Internals of data services: instance, peers, requests, calls, receive pool,
+ * bulk. Everything on the small-RPC path comes from preallocated pools; the
+ * lock is taken only when a progress thread exists.
+ */
 #ifndef SHM_RPC_RPC_H
 #define SHM_RPC_RPC_H
 
@@ -234,6 +238,52 @@ static inline void rpc_idle_reset(rpc_idle_t *idle)
     idle->n = 0;
     idle->since = 0;
 }
+
+/*
+ * The one place a message leaves an instance (request, response, control).
+ * The only other wire paths are rpc_harvest (receives and completions) and
+ * bulk_issue in bulk.c (transfers): a per-peer transport hooks in there.
+ */
+static inline shm_status_t rpc_msg_send(orpc_t *r, orpc_peer_t *p, const void *hdr, size_t hl,
+                                        const void *pay, size_t len, void *ctx)
+{
+    return cdt_msg_send(r->ep, p->fa, hdr, hl, pay, len, ctx);
+}
+
+/* Instances (instance.c). */
+int rpc_open_endpoint(orpc_t *r, const char *prov);
+/* Options after the name: "/max_req=N". 0 when absent; -1 when malformed. */
+long long rpc_addr_max_req(const char *addr);
+
+/* Peers and control messages (peer.c). */
+orpc_peer_t *rpc_peer_find(orpc_t *r, const uint8_t *addr, size_t alen);
+orpc_peer_t *rpc_peer_new(orpc_t *r, const uint8_t *addr, size_t alen);
+void rpc_peer_reclaim(orpc_t *r, orpc_peer_t *p);
+/* Forget a peer as soon as nothing refers to it any more. */
+void rpc_peer_maybe_reclaim(orpc_t *r, orpc_peer_t *p);
+orpc_peer_t *rpc_peer_of_request(orpc_t *r, cdt_peer_t src, const uint8_t *addr, size_t alen);
+/* A header-only message: a refusal (RESP with status) or a goodbye. Best effort. */
+void rpc_ctl_send(orpc_t *r, orpc_peer_t *p, int type, uint64_t req_id, int status,
+                  const uint8_t *auth);
+void rpc_ctl_done(orpc_t *r, rpc_ctl_t *c, int failed);
+
+/* Server (server.c). */
+void rpc_server_on_req(orpc_t *r, rpc_rbuf_t *b, const rpc_hdr_t *h, cdt_peer_t src);
+void rpc_server_on_bye(orpc_t *r, const rpc_hdr_t *h, cdt_peer_t src);
+/* An authenticated request that cannot be served is told why (ERANGE, EPROTO). */
+void rpc_refuse_request(orpc_t *r, const rpc_hdr_t *h, cdt_peer_t src, int status);
+/* Runs the handlers that became ready (never nested inside a handler). */
+int rpc_dispatch(orpc_t *r);
+/* Responses the provider refused for now: try again, give up on dead peers. */
+void rpc_resend(orpc_t *r);
+
+/* Client (client.c). */
+void rpc_req_free(orpc_t *r, struct orpc_req *q);
+void rpc_client_on_resp(orpc_t *r, const rpc_hdr_t *h);
+
+/* Progress (progress.c). */
+int rpc_progress_once(orpc_t *r);
+void *rpc_progress_main(void *arg);
 
 /* Receive pool (pool.c). */
 int rpc_pool_init(orpc_t *r);

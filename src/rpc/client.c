@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The client side: lookups, calls (request slots from a preallocated pool),
+ * responses, and waiting for them with the deadline rule.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "rpc/rpc.h"
+
+/* --------------------------------------------------------------- client */
+
+void rpc_req_free(orpc_t *r, struct orpc_req *q)
+{
+    orpc_peer_t *p = q->peer;
+    q->state = RPC_REQ_FREE;
+    q->peer = NULL;
+    q->next_free = r->req_free;
+    r->req_free = (int)q->idx;
+    if (p) {
+        p->inflight--;
+        rpc_peer_maybe_reclaim(r, p);
+    }
+}
+
+void rpc_client_on_resp(orpc_t *r, const rpc_hdr_t *h)
+{
+    uint32_t idx = (uint32_t)h->req_id, gen = (uint32_t)(h->req_id >> 32);
+    if (idx >= (uint32_t)r->nreqs) {
+        r->st.malformed++;
+        return;
+    }
+    struct orpc_req *q = &r->reqs[idx];
+    if (q->state != RPC_REQ_ACTIVE || q->gen != gen || q->answered) {
+        r->st.late_responses++;
+        return;
+    }
+    if (!rpc_auth_equal(h->auth, q->peer->auth)) {
+        r->st.rejected_auth++;
+        return;
+    }
+    size_t n = h->payload_len < q->out_cap ? h->payload_len : q->out_cap;
+    if (n)
+        memcpy(q->out, h->payload, n);
+    q->out_len = h->payload_len;
+    q->status = h->status;
+    q->answered = 1;
+    q->peer->last_ns = rpc_now_ns();
+    r->st.calls++;
+}
+
+/* ---------------------------------------------------------------- events */
+/* --------------------------------------------------------------- client */
+
+RPC_EXPORT int orpc_lookup(orpc_t *r, const char *addr, const char *auth, orpc_peer_t **peer_p)
+{
+    if (r == NULL || addr == NULL || peer_p == NULL)
+        return ORPC_EINVAL;
+    char prov[64];
+    uint8_t name[RPC_ADDR_MAX];
+    size_t nlen = sizeof(name);
+    if (cdt_msg_addr_from_str(addr, prov, sizeof(prov), name, &nlen) != SHM_OK)
+        return ORPC_EADDR;
+    long long srv_max_req = rpc_addr_max_req(addr);
+    if (srv_max_req < 0) {
+        shm_error("orpc_lookup: '%s': bad max_req option (want max_req=BYTES, 1..2^32-1)",
+                  addr);
+        return ORPC_EADDR;
+    }
+    uint8_t key[RPC_AUTH_LEN];
+    int rc = rpc_auth_resolve(auth, key);
+    if (rc != ORPC_OK)
+        return rc;
+    rpc_lock(r);
+    if (r->ep == NULL && (rc = rpc_open_endpoint(r, prov)) != ORPC_OK) {
+        rpc_unlock(r);
+        return rc;
+    }
+    if (strcmp(prov, r->prov) != 0) {
+        shm_error("server %s is on provider %s, this instance on %s", addr, prov, r->prov);
+        rpc_unlock(r);
+        return ORPC_EADDR;
+    }
+    orpc_peer_t *p = rpc_peer_find(r, name, nlen);
+    if (p == NULL)
+        p = rpc_peer_new(r, name, nlen);
+    if (p == NULL) {
+        rpc_unlock(r);
+        return ORPC_EADDR;
+    }
+    memcpy(p->auth, key, RPC_AUTH_LEN);
+    p->max_req = (size_t)srv_max_req;
+    p->refs++;
+    p->bye = 0;
+    p->failed = 0;
+    rpc_unlock(r);
+    *peer_p = p;
+    return ORPC_OK;
+}
+
+RPC_EXPORT int orpc_peer_release(orpc_peer_t *p)
+{
+    if (p == NULL || !p->used || p->refs <= 0)
+        return ORPC_EINVAL;
+    orpc_t *r = p->rpc;
+    rpc_lock(r);
+    if (--p->refs == 0) {
+        if (!p->failed)
+            rpc_ctl_send(r, p, RPC_T_BYE, 0, 0, p->auth);
+        p->bye = 1;
+        rpc_peer_maybe_reclaim(r, p);
+    }
+    rpc_unlock(r);
+    return ORPC_OK;
+}
+
+RPC_EXPORT int orpc_icall(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, size_t in_len,
+                          void *out, size_t out_cap, int timeout_ms, orpc_req_t **req_p)
+{
+    if (r == NULL || p == NULL || !p->used || req_p == NULL || (in_len && in == NULL) ||
+        (out_cap && out == NULL) || p->rpc != r)
+        return ORPC_EINVAL;
+    /* The server's limit when it advertised one, else ours. */
+    size_t limit = p->max_req ? p->max_req : r->max_req;
+    if (in_len > limit) {
+        shm_error("orpc_icall: request of %zu bytes exceeds the %s limit of %zu bytes "
+                  "(SHMEM_RPC_MAX_REQ %s)", in_len, p->max_req ? "server's" : "request",
+                  limit, p->max_req ? "of the server, from its address" : "of this process");
+        return ORPC_ERANGE;
+    }
+    if (timeout_ms < 0)
+        timeout_ms = r->timeout_ms;
+    rpc_lock(r);
+    uint64_t now = rpc_now_ns();
+    uint64_t deadline = now + (uint64_t)timeout_ms * 1000000ull;
+    rpc_idle_t idle = RPC_IDLE_INIT;
+    while (r->req_free < 0) {
+        /* Every slot in flight: wait for one to come back. */
+        if (rpc_harvest(r) == 0) {
+            if (rpc_now_ns() > deadline) {
+                rpc_unlock(r);
+                return ORPC_EBUSY;
+            }
+            rpc_unlock(r);
+            rpc_idle(&idle);
+            rpc_lock(r);
+        }
+    }
+    struct orpc_req *q = &r->reqs[r->req_free];
+    r->req_free = q->next_free;
+    q->gen++;
+    q->state = RPC_REQ_ACTIVE;
+    q->peer = p;
+    q->sent = q->answered = 0;
+    q->status = ORPC_OK;
+    q->out = out;
+    q->out_cap = out_cap;
+    q->out_len = 0;
+    q->send_ns = now;
+    q->deadline_ns = deadline;
+    p->inflight++;
+    rpc_hdr_t h = {.type = RPC_T_REQ, .rpc_id = id,
+                   .req_id = (uint64_t)q->gen << 32 | q->idx,
+                   .timeout_ms = (uint32_t)timeout_ms, .payload_len = (uint32_t)in_len,
+                   .status = r->resp_cap,
+                   .addr = r->self_addr, .addr_len = r->self_alen};
+    memcpy(h.auth, p->auth, RPC_AUTH_LEN);
+    size_t hl = rpc_wire_encode(q->hdr, sizeof(q->hdr), &h);
+    const void *pay = in;
+    if (in_len && in_len <= RPC_INLINE) {
+        memcpy(q->inl, in, in_len);
+        pay = q->inl;
+    }
+    int rc = ORPC_OK;
+    for (;;) {
+        shm_status_t st = rpc_msg_send(r, p, q->hdr, hl, pay, in_len, q);
+        if (st == SHM_OK)
+            break;
+        if (st != SHM_ERR_AGAIN || rpc_now_ns() > deadline) {
+            rc = st == SHM_ERR_AGAIN ? ORPC_ETIMEDOUT : ORPC_EPEER;
+            q->sent = 1;
+            rpc_req_free(r, q);
+            break;
+        }
+        rpc_harvest(r);
+    }
+    rpc_unlock(r);
+    if (rc == ORPC_OK)
+        *req_p = q;
+    return rc;
+}
+
+static int req_finish(orpc_t *r, struct orpc_req *q, size_t *out_len_p)
+{
+    int status = q->status;
+    if (out_len_p)
+        *out_len_p = q->out_len;
+    if (status == ORPC_EPEER)
+        r->last_failed_send_ns = q->send_ns > r->last_failed_send_ns ? q->send_ns
+                                                                     : r->last_failed_send_ns;
+    rpc_req_free(r, q);
+    return status;
+}
+
+/* Gives up on a call: its bulk buffers stay registered until their client deadline. */
+static int req_timeout(orpc_t *r, struct orpc_req *q)
+{
+    if (q->send_ns > r->last_failed_send_ns)
+        r->last_failed_send_ns = q->send_ns;
+    if (!q->sent) {
+        /* The provider may still read the arguments: wait for the send to end. */
+        uint64_t until = rpc_now_ns() + RPC_SEND_PATIENCE_NS / 2;
+        rpc_idle_t idle = RPC_IDLE_INIT;
+        while (!q->sent && rpc_now_ns() < until)
+            if (rpc_harvest(r) == 0)
+                rpc_idle(&idle);
+    }
+    if (q->sent)
+        rpc_req_free(r, q);
+    else
+        q->state = RPC_REQ_ZOMBIE; /* freed by its completion */
+    return ORPC_ETIMEDOUT;
+}
+
+RPC_EXPORT int orpc_test(orpc_req_t *q, size_t *out_len_p)
+{
+    if (q == NULL || q->state != RPC_REQ_ACTIVE)
+        return ORPC_EINVAL;
+    orpc_t *r = q->rpc;
+    rpc_lock(r);
+    if (!(q->answered && q->sent)) {
+        while (rpc_harvest(r) > 0)
+            ;
+        rpc_dispatch(r);
+    }
+    int rc;
+    if (q->answered && q->sent)
+        rc = req_finish(r, q, out_len_p);
+    else if (rpc_now_ns() > q->deadline_ns)
+        rc = req_timeout(r, q);
+    else
+        rc = ORPC_EAGAIN;
+    rpc_unlock(r);
+    return rc;
+}
+
+RPC_EXPORT int orpc_wait(orpc_req_t *q, size_t *out_len_p)
+{
+    if (q == NULL || q->state != RPC_REQ_ACTIVE)
+        return ORPC_EINVAL;
+    orpc_t *r = q->rpc;
+    rpc_idle_t idle = RPC_IDLE_INIT;
+    for (;;) {
+        rpc_lock(r);
+        int n = 0;
+        if (!(q->answered && q->sent)) {
+            n = rpc_harvest(r);
+            n += rpc_dispatch(r);
+        }
+        if (q->answered && q->sent) {
+            int rc = req_finish(r, q, out_len_p);
+            rpc_unlock(r);
+            return rc;
+        }
+        if (rpc_now_ns() > q->deadline_ns) {
+            int rc = req_timeout(r, q);
+            rpc_unlock(r);
+            return rc;
+        }
+        rpc_unlock(r);
+        if (n)
+            rpc_idle_reset(&idle);
+        else
+            rpc_idle(&idle);
+    }
+}
+
+RPC_EXPORT int orpc_call(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, size_t in_len,
+                         void *out, size_t out_cap, size_t *out_len_p, int timeout_ms)
+{
+    orpc_req_t *q;
+    int rc = orpc_icall(r, p, id, in, in_len, out, out_cap, timeout_ms, &q);
+    return rc == ORPC_OK ? orpc_wait(q, out_len_p) : rc;
+}

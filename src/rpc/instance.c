@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Data services: status codes, the env table for non-PE processes, idle
+ * waiting, and an instance's life: open (pools, endpoint, progress thread),
+ * published address, handler registration, statistics, close.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/env.h"
+#include "core/log.h"
+#include "core/state.h"
+#include "rpc/rpc.h"
+
+/* ------------------------------------------------------------ utilities */
+
+int rpc_rc(shm_status_t st)
+{
+    switch (st) {
+    case SHM_OK: return ORPC_OK;
+    case SHM_ERR_NOMEM: return ORPC_ENOMEM;
+    case SHM_ERR_INVAL: return ORPC_EINVAL;
+    case SHM_ERR_TIMEOUT: return ORPC_ETIMEDOUT;
+    case SHM_ERR_AGAIN: return ORPC_EAGAIN;
+    case SHM_ERR_RANGE: return ORPC_ERANGE;
+    case SHM_ERR_PERM: return ORPC_EPERM;
+    case SHM_ERR_NOSYS: return ORPC_ENOSYS;
+    case SHM_ERR_PROTO: return ORPC_EPROTO;
+    case SHM_ERR_NOT_FOUND: return ORPC_ENOENT;
+    default: return ORPC_EFABRIC;
+    }
+}
+
+RPC_EXPORT const char *orpc_strerror(int rc)
+{
+    switch (rc) {
+    case ORPC_OK: return "success";
+    case ORPC_EINVAL: return "invalid argument";
+    case ORPC_ENOMEM: return "out of memory";
+    case ORPC_EFABRIC: return "network failure";
+    case ORPC_ETIMEDOUT: return "timed out";
+    case ORPC_EAGAIN: return "not complete yet";
+    case ORPC_ENOENT: return "no such handler";
+    case ORPC_EAUTH: return "authentication failed";
+    case ORPC_EPROTO: return "malformed message";
+    case ORPC_ERANGE: return "out of range";
+    case ORPC_EPERM: return "access not granted";
+    case ORPC_EEXPIRED: return "bulk descriptor expired";
+    case ORPC_EBUSY: return "server busy";
+    case ORPC_EPEER: return "peer unreachable";
+    case ORPC_EADDR: return "bad address string";
+    case ORPC_ENOSYS: return "not supported";
+    default: return rc > 0 ? "handler status" : "unknown error";
+    }
+}
+
+RPC_EXPORT uint64_t orpc_id(const char *name)
+{
+    return rpc_fnv1a(name);
+}
+
+void rpc_idle(rpc_idle_t *idle)
+{
+    if (idle->n++ < 16)
+        return;
+    uint64_t now = rpc_now_ns();
+    if (idle->since == 0)
+        idle->since = now;
+    uint64_t idle_ns = now - idle->since;
+    if (idle_ns < RPC_IDLE_YIELD_NS) {
+        sched_yield();
+        return;
+    }
+    /* Long idle: sleep, longer the longer it lasts (at most 1 ms). */
+    long ns = idle_ns < 20000000ull ? 20000 : idle_ns < 200000000ull ? 200000 : 1000000;
+    struct timespec ts = {0, ns};
+    nanosleep(&ts, NULL);
+}
+
+/* The env table, for processes that are not PEs (a PE loaded it at init). */
+static pthread_once_t env_once_g = PTHREAD_ONCE_INIT;
+static int env_ok_g;
+
+static void env_load_once(void)
+{
+    if (shm_state_g.run_state == SHM_STATE_RUNNING) {
+        env_ok_g = 1;
+        return;
+    }
+    char err[256];
+    if (shm_env_load(&shm_env_g, shm_env_from_process, err, sizeof(err)) != SHM_OK) {
+        shm_error("%s", err);
+        return;
+    }
+    if (shm_log_configure(shm_env_g.LOG_LEVEL) != SHM_OK) {
+        shm_error("SHMEM_LOG_LEVEL='%s' is not valid", shm_env_g.LOG_LEVEL);
+        return;
+    }
+    env_ok_g = 1;
+}
+
+/* ------------------------------------------------------------ instances */
+
+RPC_EXPORT void orpc_opts_init(orpc_opts_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->progress_thread = -1;
+    o->multi_recv = -1;
+    o->mr_cache = -1;
+}
+
+int rpc_open_endpoint(orpc_t *r, const char *prov)
+{
+    cdt_msg_cfg_t cfg = {.provider = prov, .thread_safe = r->use_thread};
+    shm_status_t st = cdt_msg_open(&cfg, &r->ep);
+    if (st != SHM_OK)
+        return rpc_rc(st);
+    snprintf(r->prov, sizeof(r->prov), "%s", cdt_msg_provider(r->ep));
+    size_t alen = sizeof(r->self_addr);
+    if ((st = cdt_msg_name(r->ep, r->self_addr, &alen)) != SHM_OK)
+        return rpc_rc(st);
+    r->self_alen = (uint8_t)alen;
+    int rc = rpc_pool_init(r);
+    if (rc != ORPC_OK)
+        return rc;
+    if (r->use_thread) {
+        if (pthread_create(&r->thr, NULL, rpc_progress_main, r) != 0)
+            return ORPC_ENOMEM;
+        r->thr_running = 1;
+    }
+    SHM_INFO(RPC, "%s instance on %s (%s, %s domain)", r->listen ? "server" : "client", r->prov,
+             r->multi_recv ? "multi-recv" : "one buffer per request",
+             cdt_msg_in_pe_domain(r->ep) ? "the PE's" : "own");
+    return ORPC_OK;
+}
+
+static int setup_auth(orpc_t *r, const orpc_opts_t *o)
+{
+    const char *file = o->auth_key_file;
+    if ((file == NULL || *file == '\0') && shm_env_g.RPC_AUTH_FILE && *shm_env_g.RPC_AUTH_FILE)
+        file = shm_env_g.RPC_AUTH_FILE;
+    if ((file == NULL || *file == '\0') && shm_env_g.RPC_AUTH_KEY && *shm_env_g.RPC_AUTH_KEY) {
+        if (rpc_auth_parse_hex(shm_env_g.RPC_AUTH_KEY, r->auth) != ORPC_OK) {
+            shm_error("SHMEM_RPC_AUTH_KEY must be 32 hex digits");
+            return ORPC_EAUTH;
+        }
+        return ORPC_OK;
+    }
+    int rc = rpc_auth_random(r->auth);
+    if (rc != ORPC_OK)
+        return rc;
+    if (file && *file)
+        snprintf(r->auth_path, sizeof(r->auth_path), "%s", file);
+    else
+        snprintf(r->auth_path, sizeof(r->auth_path), "/tmp/orpc-%u-%d.key", (unsigned)getuid(),
+                 (int)getpid());
+    if ((rc = rpc_auth_write_file(r->auth_path, r->auth)) != ORPC_OK)
+        return rc;
+    r->auth_written = 1;
+    return ORPC_OK;
+}
+
+RPC_EXPORT int orpc_open(const orpc_opts_t *opts, orpc_t **rpc_p)
+{
+    orpc_opts_t dflt;
+    if (opts == NULL) {
+        orpc_opts_init(&dflt);
+        opts = &dflt;
+    }
+    if (rpc_p == NULL)
+        return ORPC_EINVAL;
+    pthread_once(&env_once_g, env_load_once);
+    if (!env_ok_g)
+        return ORPC_EINVAL;
+    orpc_t *r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        return ORPC_ENOMEM;
+    r->listen = opts->listen;
+    r->multi_recv = opts->multi_recv >= 0 ? opts->multi_recv : shm_env_g.RPC_MULTI_RECV;
+    r->mr_cache_on = opts->mr_cache >= 0 ? opts->mr_cache : shm_env_g.RPC_MR_CACHE;
+    r->use_thread =
+        opts->progress_thread >= 0 ? opts->progress_thread : shm_env_g.RPC_PROGRESS_THREAD;
+    r->locking = r->use_thread;
+    r->max_req = shm_env_g.RPC_MAX_REQ;
+    r->max_resp = shm_env_g.RPC_MAX_RESP;
+    r->msg_max = RPC_HDR_MAX + (r->max_req > r->max_resp ? r->max_req : r->max_resp);
+    /* What our receive buffers take, told to servers in every request. */
+    r->resp_cap = (int32_t)(r->msg_max - RPC_HDR_MAX < INT32_MAX ? r->msg_max - RPC_HDR_MAX
+                                                                  : INT32_MAX);
+    r->timeout_ms = (int)shm_env_g.RPC_TIMEOUT;
+    r->bulk_ttl_ms = (int)shm_env_g.RPC_BULK_TTL;
+    r->mr_cache_max = (int)shm_env_g.RPC_MR_CACHE_MAX;
+    r->peer_idle_ns = (uint64_t)(shm_env_g.RPC_PEER_IDLE > 0 ? shm_env_g.RPC_PEER_IDLE : 1) *
+                      1000000ull;
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&r->lock, &ma);
+    pthread_mutexattr_destroy(&ma);
+    memset(r->peer_hash, 0xff, sizeof(r->peer_hash));
+    r->peer_free = -1;
+    r->req_free = -1;
+
+    long n = shm_env_g.RPC_MAX_INFLIGHT > 0 ? shm_env_g.RPC_MAX_INFLIGHT : 256;
+    int rc = ORPC_ENOMEM;
+    r->nreqs = (int)n;
+    r->reqs = calloc((size_t)n, sizeof(*r->reqs));
+    if (r->reqs == NULL)
+        goto fail;
+    for (int i = r->nreqs - 1; i >= 0; i--) {
+        r->reqs[i].kind = RPC_OBJ_REQ;
+        r->reqs[i].idx = (uint32_t)i;
+        r->reqs[i].rpc = r;
+        r->reqs[i].next_free = r->req_free;
+        r->req_free = i;
+    }
+    if (r->listen) {
+        r->ncalls = (int)n;
+        r->calls = calloc((size_t)n, sizeof(*r->calls));
+        if (r->calls == NULL)
+            goto fail;
+        for (int i = r->ncalls - 1; i >= 0; i--) {
+            r->calls[i].kind = RPC_OBJ_CALL;
+            r->calls[i].bulk_kind = RPC_OBJ_BULK;
+            r->calls[i].rpc = r;
+            r->calls[i].next = r->call_free;
+            r->call_free = &r->calls[i];
+        }
+    }
+    for (int i = 0; i < RPC_NCTL; i++)
+        r->ctl[i].kind = RPC_OBJ_CTL;
+    r->npeers = RPC_MAX_PEERS;
+    if ((r->peers = calloc(RPC_MAX_PEERS, sizeof(*r->peers))) == NULL)
+        goto fail;
+    for (int i = RPC_MAX_PEERS - 1; i >= 0; i--) {
+        r->peers[i].next = r->peer_free;
+        r->peer_free = i;
+    }
+    if (r->listen) {
+        if ((rc = setup_auth(r, opts)) != ORPC_OK)
+            goto fail;
+        const char *prov = opts->provider && *opts->provider ? opts->provider
+                                                             : shm_env_g.RPC_PROVIDER;
+        if ((rc = rpc_open_endpoint(r, prov)) != ORPC_OK)
+            goto fail;
+    } else if (opts->provider && *opts->provider) {
+        if ((rc = rpc_open_endpoint(r, opts->provider)) != ORPC_OK)
+            goto fail;
+    }
+    *rpc_p = r;
+    return ORPC_OK;
+fail:
+    orpc_close(r);
+    return rc;
+}
+
+RPC_EXPORT int orpc_close(orpc_t *r)
+{
+    if (r == NULL)
+        return ORPC_EINVAL;
+    if (r->thr_running) {
+        r->thr_stop = 1;
+        pthread_join(r->thr, NULL);
+        r->thr_running = 0;
+    }
+    if (r->ep) {
+        /* Say goodbye to the servers we looked up, and let the messages go. */
+        for (int i = 0; i < r->npeers; i++) {
+            orpc_peer_t *p = &r->peers[i];
+            if (p->used && p->refs > 0 && !p->failed) {
+                p->refs = 0;
+                rpc_ctl_send(r, p, RPC_T_BYE, 0, 0, p->auth);
+            }
+        }
+        uint64_t until = rpc_now_ns() + 1000000000ull;
+        rpc_idle_t idle = RPC_IDLE_INIT;
+        for (;;) {
+            int busy = 0;
+            for (int i = 0; i < RPC_NCTL; i++)
+                busy |= r->ctl[i].busy;
+            for (int i = 0; i < r->nreqs && !busy; i++)
+                busy |= r->reqs[i].state != RPC_REQ_FREE && !r->reqs[i].sent;
+            for (int i = 0; i < r->ncalls && !busy; i++)
+                busy |= r->calls[i].state == RPC_CALL_SENDING;
+            if (!busy || rpc_now_ns() > until)
+                break;
+            if (rpc_harvest(r) == 0)
+                rpc_idle(&idle);
+        }
+        rpc_bulk_fini(r);
+        cdt_msg_close(r->ep);
+    }
+    for (int i = 0; i < r->ncalls; i++) {
+        free(r->calls[i].in_heap);
+        free(r->calls[i].out_heap);
+    }
+    if (r->auth_written)
+        unlink(r->auth_path);
+    free(r->calls);
+    free(r->reqs);
+    free(r->peers);
+    free(r->by_fa);
+    rpc_pool_fini(r);
+    pthread_mutex_destroy(&r->lock);
+    free(r);
+    return ORPC_OK;
+}
+
+/*
+ * "orpc://PROV/HEX/max_req=N": a server advertises its request limit, so
+ * that a client refuses a larger call itself. (A message larger than every
+ * receive buffer a server posted wedges shm 1.17, so it must never be sent.)
+ */
+#define RPC_OPT_MAX_REQ "/max_req="
+
+RPC_EXPORT int orpc_addr(orpc_t *r, char *buf, size_t len)
+{
+    if (r == NULL || buf == NULL || r->ep == NULL)
+        return ORPC_EINVAL;
+    int rc = rpc_rc(cdt_msg_addr_to_str(r->prov, r->self_addr, r->self_alen, buf, len));
+    if (rc != ORPC_OK || !r->listen)
+        return rc;
+    size_t used = strlen(buf);
+    int n = snprintf(buf + used, len - used, RPC_OPT_MAX_REQ "%zu", r->max_req);
+    if (n < 0 || (size_t)n >= len - used) {
+        buf[used] = '\0';
+        return ORPC_ERANGE;
+    }
+    return ORPC_OK;
+}
+
+/* Options after the name: "/max_req=N". 0 when absent; -1 when malformed. */
+long long rpc_addr_max_req(const char *addr)
+{
+    const char *o = strstr(addr, RPC_OPT_MAX_REQ);
+    if (o == NULL)
+        return 0;
+    o += strlen(RPC_OPT_MAX_REQ);
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(o, &end, 10);
+    if (end == o || errno || v == 0 || v > UINT32_MAX ||
+        (*end != '\0' && *end != '/' && *end != '\n' && *end != '\r' && *end != ' '))
+        return -1;
+    return (long long)v;
+}
+
+RPC_EXPORT const char *orpc_auth_file(orpc_t *r)
+{
+    return r->auth_written ? r->auth_path : "";
+}
+
+RPC_EXPORT int orpc_register(orpc_t *r, const char *name, orpc_handler_t fn, void *arg,
+                             unsigned flags, uint64_t *id_p)
+{
+    if (r == NULL || name == NULL || fn == NULL)
+        return ORPC_EINVAL;
+    uint64_t id = rpc_fnv1a(name);
+    rpc_lock(r);
+    int rc = ORPC_ENOMEM;
+    for (unsigned i = 0; i < RPC_NHANDLERS * 3 / 4; i++) {
+        rpc_handler_t *h = &r->handlers[(id + i) & (RPC_NHANDLERS - 1)];
+        if (h->used && h->id != id)
+            continue;
+        h->id = id;
+        h->fn = fn;
+        h->arg = arg;
+        h->flags = flags;
+        h->used = 1;
+        rc = ORPC_OK;
+        break;
+    }
+    rpc_unlock(r);
+    if (rc == ORPC_OK && id_p)
+        *id_p = id;
+    return rc;
+}
+
+RPC_EXPORT int orpc_stats(orpc_t *r, orpc_stats_t *s)
+{
+    if (r == NULL || s == NULL)
+        return ORPC_EINVAL;
+    rpc_lock(r);
+    *s = r->st;
+    rpc_unlock(r);
+    return ORPC_OK;
+}

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Peers of an instance (one preallocated array, a hash by address, an index
+ * by address-vector entry) and header-only control messages (refusals,
+ * goodbyes).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "rpc/rpc.h"
+
+/* ---------------------------------------------------------------- peers */
+
+static uint32_t addr_hash(const uint8_t *a, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ a[i]) * 16777619u;
+    return h & (RPC_PEER_HASH - 1);
+}
+
+orpc_peer_t *rpc_peer_find(orpc_t *r, const uint8_t *addr, size_t alen)
+{
+    for (int i = r->peer_hash[addr_hash(addr, alen)]; i >= 0; i = r->peers[i].next) {
+        orpc_peer_t *p = &r->peers[i];
+        if (p->alen == alen && memcmp(p->addr, addr, alen) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+/*
+ * Peers live in one array allocated at open (the application holds pointers
+ * to them). When it is full the least recently heard idle peer goes.
+ */
+orpc_peer_t *rpc_peer_new(orpc_t *r, const uint8_t *addr, size_t alen)
+{
+    if (r->peer_free < 0) {
+        orpc_peer_t *old = NULL;
+        for (int i = 0; i < r->npeers; i++) {
+            orpc_peer_t *q = &r->peers[i];
+            if (q->used && q->refs == 0 && q->inflight == 0 &&
+                (old == NULL || q->last_ns < old->last_ns))
+                old = q;
+        }
+        if (old == NULL)
+            return NULL;
+        rpc_peer_reclaim(r, old);
+    }
+    cdt_peer_t fa;
+    if (cdt_msg_insert(r->ep, addr, alen, &fa) != SHM_OK)
+        return NULL;
+    if (fa >= r->by_fa_cap) {
+        size_t cap = r->by_fa_cap ? r->by_fa_cap : 64;
+        while (cap <= fa)
+            cap *= 2;
+        orpc_peer_t **nb = realloc(r->by_fa, cap * sizeof(*nb));
+        if (nb == NULL) {
+            cdt_msg_remove(r->ep, fa);
+            return NULL;
+        }
+        memset(nb + r->by_fa_cap, 0, (cap - r->by_fa_cap) * sizeof(*nb));
+        r->by_fa = nb;
+        r->by_fa_cap = cap;
+    }
+    int i = r->peer_free;
+    orpc_peer_t *p = &r->peers[i];
+    r->peer_free = p->next;
+    memset(p, 0, sizeof(*p));
+    p->rpc = r;
+    p->used = 1;
+    memcpy(p->addr, addr, alen);
+    p->alen = (uint8_t)alen;
+    p->fa = fa;
+    p->last_ns = rpc_now_ns();
+    uint32_t h = addr_hash(addr, alen);
+    p->next = r->peer_hash[h];
+    r->peer_hash[h] = i;
+    r->by_fa[fa] = p;
+    r->st.peers_live++;
+    SHM_DEBUG(RPC, "new peer at address-vector entry %llu (%llu live)", (unsigned long long)fa,
+              (unsigned long long)r->st.peers_live);
+    return p;
+}
+
+void rpc_peer_reclaim(orpc_t *r, orpc_peer_t *p)
+{
+    int idx = (int)(p - r->peers);
+    uint32_t h = addr_hash(p->addr, p->alen);
+    int *link = &r->peer_hash[h];
+    while (*link >= 0 && *link != idx)
+        link = &r->peers[*link].next;
+    if (*link == idx)
+        *link = p->next;
+    cdt_msg_remove(r->ep, p->fa);
+    if (p->fa < r->by_fa_cap)
+        r->by_fa[p->fa] = NULL;
+    p->used = 0;
+    p->next = r->peer_free;
+    r->peer_free = idx;
+    r->st.peers_live--;
+    r->st.peers_reclaimed++;
+}
+
+/* Forget a peer as soon as nothing refers to it any more. */
+void rpc_peer_maybe_reclaim(orpc_t *r, orpc_peer_t *p)
+{
+    if (p->used && p->refs == 0 && p->inflight == 0 && (p->bye || p->failed))
+        rpc_peer_reclaim(r, p);
+}
+
+/*
+ * Who sent a request: FI_SOURCE when the provider gives a real entry (never
+ * 0: that is ourselves, and what shm reports for unknown senders), else the
+ * address carried in the header, inserted on first sight.
+ */
+orpc_peer_t *rpc_peer_of_request(orpc_t *r, cdt_peer_t src, const uint8_t *addr,
+                                    size_t alen)
+{
+    if (src != CDT_PEER_NONE && src != 0 && src < r->by_fa_cap) {
+        orpc_peer_t *p = r->by_fa[src];
+        if (p && p->alen == alen && memcmp(p->addr, addr, alen) == 0)
+            return p;
+    }
+    orpc_peer_t *p = rpc_peer_find(r, addr, alen);
+    return p ? p : rpc_peer_new(r, addr, alen);
+}
+
+/* ---------------------------------------------------- control messages */
+
+static rpc_ctl_t *ctl_get(orpc_t *r)
+{
+    for (int i = 0; i < RPC_NCTL; i++)
+        if (!r->ctl[i].busy) {
+            r->ctl[i].busy = 1;
+            return &r->ctl[i];
+        }
+    return NULL;
+}
+
+/* A header-only message: a refusal (RESP with status) or a goodbye. Best effort. */
+void rpc_ctl_send(orpc_t *r, orpc_peer_t *p, int type, uint64_t req_id, int status,
+                     const uint8_t *auth)
+{
+    rpc_ctl_t *c = ctl_get(r);
+    if (c == NULL)
+        return;
+    rpc_hdr_t h = {.type = (uint8_t)type, .req_id = req_id, .status = status};
+    memcpy(h.auth, auth, RPC_AUTH_LEN);
+    if (type == RPC_T_BYE) {
+        h.addr = r->self_addr;
+        h.addr_len = r->self_alen;
+    }
+    size_t hl = rpc_wire_encode(c->hdr, sizeof(c->hdr), &h);
+    shm_status_t st = SHM_ERR_AGAIN;
+    for (int tries = 0; tries < 1000 && st == SHM_ERR_AGAIN; tries++)
+        st = rpc_msg_send(r, p, c->hdr, hl, NULL, 0, c);
+    if (st != SHM_OK) {
+        c->busy = 0;
+        return;
+    }
+    c->peer = p;
+    p->inflight++;
+}
+
+void rpc_ctl_done(orpc_t *r, rpc_ctl_t *c, int failed)
+{
+    orpc_peer_t *p = c->peer;
+    c->busy = 0;
+    c->peer = NULL;
+    if (p) {
+        p->inflight--;
+        if (failed)
+            p->failed = 1;
+        rpc_peer_maybe_reclaim(r, p);
+    }
+}

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Progress: completions of the message endpoint become receives, errors and
+ * transfer ends; the progress thread and orpc_progress drive them.
+ */
+#include <stddef.h>
+
+#include "core/log.h"
+#include "rpc/rpc.h"
+
+/* ---------------------------------------------------------------- events */
+
+static void on_recv(orpc_t *r, rpc_rbuf_t *b, const cdt_msg_event_t *e)
+{
+    if (e->len > 0) {
+        rpc_hdr_t h;
+        size_t maxp = r->max_req > r->max_resp ? r->max_req : r->max_resp;
+        const void *msg = e->buf ? e->buf : b->buf;
+        rpc_rbuf_note_end(b, msg, e->len);
+        rpc_wire_rc_t rc = rpc_wire_decode(msg, e->len, maxp, &h);
+        if (rc == RPC_WIRE_OK && h.type == RPC_T_REQ && h.payload_len > r->max_req)
+            rc = RPC_WIRE_TOO_BIG;
+        if (rc == RPC_WIRE_OK) {
+            if (h.type == RPC_T_REQ)
+                rpc_server_on_req(r, b, &h, e->src);
+            else if (h.type == RPC_T_RESP)
+                rpc_client_on_resp(r, &h);
+            else
+                rpc_server_on_bye(r, &h, e->src);
+        } else {
+            if (rc == RPC_WIRE_TOO_BIG)
+                r->st.oversized++;
+            else
+                r->st.malformed++;
+            SHM_DEBUG(RPC, "message of %zu bytes dropped: %s", e->len, rpc_wire_rc_str(rc));
+            /* A well-formed, authenticated header gets told why. */
+            if (rc == RPC_WIRE_TOO_BIG || rc == RPC_WIRE_LEN_BAD)
+                rpc_refuse_request(r, &h, e->src,
+                               rc == RPC_WIRE_TOO_BIG ? ORPC_ERANGE : ORPC_EPROTO);
+        }
+    }
+    if (e->released || !b->multi) {
+        b->posted = 0;
+        r->nposted--;
+        rpc_rbuf_maybe_repost(r, b);
+    }
+}
+
+static void on_error(orpc_t *r, const cdt_msg_event_t *e)
+{
+    int kind = e->ctx ? *(int *)e->ctx : 0;
+    switch (kind) {
+    case RPC_OBJ_RBUF: {
+        rpc_rbuf_t *b = e->ctx;
+        if (e->err == SHM_ERR_RANGE) {
+            /* Cut: larger than the buffer and its overflow area. Its header
+             * came (the buffer holds at least msg_max): refuse it by name. */
+            r->st.truncated++;
+            const void *msg = e->buf ? e->buf : b->buf;
+            rpc_hdr_t h;
+            b->overflowed = r->rbuf_overflow > 0;
+            rpc_wire_rc_t rc = rpc_wire_decode(msg, RPC_HDR_MAX, 0, &h);
+            if ((rc == RPC_WIRE_TOO_BIG || rc == RPC_WIRE_LEN_BAD) && h.type == RPC_T_REQ) {
+                r->st.oversized++;
+                rpc_refuse_request(r, &h, CDT_PEER_NONE, ORPC_ERANGE);
+            }
+        } else if (e->err != SHM_ERR_CANCELED) {
+            r->st.malformed++;
+        }
+        if (e->released || !b->multi) {
+            b->posted = 0;
+            r->nposted--;
+            rpc_rbuf_maybe_repost(r, b);
+        }
+        break;
+    }
+    case RPC_OBJ_REQ: {
+        struct orpc_req *q = e->ctx;
+        q->sent = 1;
+        if (q->state == RPC_REQ_ZOMBIE) {
+            rpc_req_free(r, q);
+        } else if (!q->answered) {
+            q->answered = 1;
+            q->status = ORPC_EPEER;
+            q->peer->failed = 1;
+        }
+        break;
+    }
+    case RPC_OBJ_CALL: {
+        struct orpc_call *c = e->ctx;
+        if (c->peer)
+            c->peer->failed = 1;
+        rpc_call_free(r, c);
+        break;
+    }
+    case RPC_OBJ_BULK: {
+        struct orpc_call *c = (struct orpc_call *)((char *)e->ctx -
+                                                   offsetof(struct orpc_call, bulk_kind));
+        c->bulk_done++;
+        c->bulk_err = ORPC_EFABRIC; /* a transfer of this call failed */
+        r->st.bulk_errors++;
+        if (c->zombie && c->bulk_done >= c->bulk_issued)
+            rpc_call_free(r, c);
+        break;
+    }
+    case RPC_OBJ_CTL:
+        rpc_ctl_done(r, e->ctx, 1);
+        break;
+    default: {
+        /* shm reports a failed read of a dead peer's memory without its
+         * context. With one call transferring it must be that one's. */
+        struct orpc_call *only = NULL;
+        int active = 0;
+        for (int i = 0; i < r->ncalls; i++)
+            if (r->calls[i].bulk_done < r->calls[i].bulk_issued) {
+                only = &r->calls[i];
+                active++;
+            }
+        SHM_DEBUG(RPC, "completion error with no context (%d calls transferring)", active);
+        r->rma_errs_seen++;
+        r->st.bulk_errors++;
+        if (active == 1) {
+            only->bulk_done++;
+            only->bulk_err = ORPC_EFABRIC;
+            if (only->zombie && only->bulk_done >= only->bulk_issued)
+                rpc_call_free(r, only);
+        }
+        break;
+    }
+    }
+}
+
+int rpc_harvest(orpc_t *r)
+{
+    cdt_msg_event_t ev[16];
+    int n = cdt_msg_poll(r->ep, ev, 16);
+    for (int i = 0; i < n; i++) {
+        cdt_msg_event_t *e = &ev[i];
+        if (e->kind == CDT_MSG_ERROR) {
+            on_error(r, e);
+            continue;
+        }
+        int kind = *(int *)e->ctx;
+        if (e->kind == CDT_MSG_RECV && kind == RPC_OBJ_RBUF) {
+            on_recv(r, e->ctx, e);
+        } else if (kind == RPC_OBJ_REQ) {
+            struct orpc_req *q = e->ctx;
+            q->sent = 1;
+            if (q->state == RPC_REQ_ZOMBIE)
+                rpc_req_free(r, q);
+        } else if (kind == RPC_OBJ_CALL) {
+            r->st.responses++;
+            rpc_call_free(r, e->ctx);
+        } else if (kind == RPC_OBJ_BULK) {
+            struct orpc_call *c = (struct orpc_call *)((char *)e->ctx -
+                                                       offsetof(struct orpc_call, bulk_kind));
+            c->bulk_done++;
+            if (c->zombie && c->bulk_done >= c->bulk_issued)
+                rpc_call_free(r, c);
+        } else if (kind == RPC_OBJ_CTL) {
+            rpc_ctl_done(r, e->ctx, 0);
+        }
+    }
+    return n;
+}
+
+/* Idle clients are forgotten, so a server's memory stays flat. */
+static void sweep(orpc_t *r, uint64_t now)
+{
+    if (now - r->last_sweep_ns < 200000000ull)
+        return;
+    r->last_sweep_ns = now;
+    for (int i = 0; i < r->npeers; i++) {
+        orpc_peer_t *p = &r->peers[i];
+        if (p->used && p->refs == 0 && p->inflight == 0 && now - p->last_ns > r->peer_idle_ns)
+            rpc_peer_reclaim(r, p);
+    }
+}
+
+int rpc_progress_once(orpc_t *r)
+{
+    int n = 0, k;
+    if (r->resend_head)
+        rpc_resend(r);
+    while ((k = rpc_harvest(r)) > 0)
+        n += k;
+    n += rpc_dispatch(r);
+    sweep(r, rpc_now_ns());
+    return n;
+}
+
+void *rpc_progress_main(void *arg)
+{
+    orpc_t *r = arg;
+    rpc_idle_t idle = RPC_IDLE_INIT;
+    while (!r->thr_stop) {
+        /* The provider's own work (e.g. rxm serving a peer's read) runs
+         * without our lock, so application calls are not held up by it. */
+        cdt_msg_progress(r->ep);
+        rpc_lock(r);
+        int n = rpc_progress_once(r);
+        rpc_unlock(r);
+        if (n)
+            rpc_idle_reset(&idle);
+        else
+            rpc_idle(&idle);
+    }
+    return NULL;
+}
+
+RPC_EXPORT int orpc_progress(orpc_t *r, int timeout_ms)
+{
+    if (r == NULL)
+        return ORPC_EINVAL;
+    uint64_t until = rpc_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
+    rpc_idle_t idle = RPC_IDLE_INIT;
+    for (;;) {
+        rpc_lock(r);
+        int n = r->ep ? rpc_progress_once(r) : 0;
+        rpc_unlock(r);
+        if (n > 0 || timeout_ms <= 0 || rpc_now_ns() >= until)
+            return n;
+        rpc_idle(&idle);
+    }
+}

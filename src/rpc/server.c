@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The server side: requests become calls (arguments left in the receive
+ * buffer or copied), handlers run from dispatch or orpc_run_queued, and
+ * responses go out (retried from progress when the provider is full).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "rpc/rpc.h"
+
+/* Nesting of handlers on this thread: handlers never run inside handlers. */
+static __thread int rpc_depth_tls;
+
+/* --------------------------------------------------------------- server */
+
+static const rpc_handler_t *handler_find(const orpc_t *r, uint64_t id)
+{
+    for (unsigned i = 0; i < RPC_NHANDLERS; i++) {
+        const rpc_handler_t *h = &r->handlers[(id + i) & (RPC_NHANDLERS - 1)];
+        if (!h->used)
+            return NULL;
+        if (h->id == id)
+            return h;
+    }
+    return NULL;
+}
+
+static void fifo_push(struct orpc_call **head, struct orpc_call **tail, struct orpc_call *c)
+{
+    c->next = NULL;
+    if (*tail)
+        (*tail)->next = c;
+    else
+        *head = c;
+    *tail = c;
+}
+
+static struct orpc_call *fifo_pop(struct orpc_call **head, struct orpc_call **tail)
+{
+    struct orpc_call *c = *head;
+    if (c) {
+        *head = c->next;
+        if (*head == NULL)
+            *tail = NULL;
+    }
+    return c;
+}
+
+static void call_release_input(orpc_t *r, struct orpc_call *c)
+{
+    if (c->rbuf) {
+        c->rbuf->refs--;
+        rpc_rbuf_maybe_repost(r, c->rbuf);
+        c->rbuf = NULL;
+    }
+    free(c->in_heap);
+    c->in_heap = NULL;
+    c->in = NULL;
+}
+
+void rpc_call_free(orpc_t *r, struct orpc_call *c)
+{
+    orpc_peer_t *p = c->peer;
+    call_release_input(r, c);
+    free(c->out_heap);
+    c->out_heap = NULL;
+    if (p) {
+        p->inflight--;
+        rpc_peer_maybe_reclaim(r, p);
+        c->peer = NULL;
+    }
+    if (c->bulk_done < c->bulk_issued) {
+        c->zombie = 1; /* its transfers may still complete into its context */
+        return;
+    }
+    c->zombie = 0;
+    c->state = RPC_CALL_FREE;
+    c->next = r->call_free;
+    r->call_free = c;
+    r->st.calls_live--;
+}
+
+void rpc_server_on_req(orpc_t *r, rpc_rbuf_t *b, const rpc_hdr_t *h, cdt_peer_t src)
+{
+    if (!r->listen) {
+        r->st.malformed++;
+        return;
+    }
+    if (!rpc_auth_equal(h->auth, r->auth)) {
+        r->st.rejected_auth++;
+        SHM_DEBUG(RPC, "request without the service key dropped");
+        return;
+    }
+    orpc_peer_t *p = rpc_peer_of_request(r, src, h->addr, h->addr_len);
+    if (p == NULL) {
+        r->st.malformed++;
+        return;
+    }
+    p->last_ns = rpc_now_ns();
+    p->bye = 0;
+    const rpc_handler_t *hd = handler_find(r, h->rpc_id);
+    if (hd == NULL) {
+        r->st.no_handler++;
+        rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, ORPC_ENOENT, r->auth);
+        return;
+    }
+    struct orpc_call *c = r->call_free;
+    if (c == NULL) {
+        r->st.busy++;
+        rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, ORPC_EBUSY, r->auth);
+        return;
+    }
+    r->call_free = c->next;
+    c->state = RPC_CALL_QUEUED;
+    c->peer = p;
+    c->h = hd;
+    c->req_id = h->req_id;
+    /* A request's status field says how large a response its sender can take
+     * (a larger one would not fit its receive buffers). */
+    c->resp_max = h->status > 0 && (size_t)h->status < r->max_resp ? (size_t)h->status
+                                                                     : r->max_resp;
+    c->arrival_ns = p->last_ns;
+    c->in_len = h->payload_len;
+    c->bulk_err = 0;
+    c->bulk_issued = c->bulk_done = c->bulk_deadline = 0;
+    c->zombie = 0;
+    c->rbuf = NULL;
+    /* Never let the last posted buffer be pinned by slow handlers: copy. */
+    if (r->nposted <= 1 && c->in_len > 0) {
+        if (c->in_len <= RPC_INLINE) {
+            memcpy(c->in_inl, h->payload, c->in_len);
+            c->in = c->in_inl;
+        } else if ((c->in_heap = malloc(c->in_len)) != NULL) {
+            memcpy(c->in_heap, h->payload, c->in_len);
+            c->in = c->in_heap;
+        } else {
+            c->in = h->payload;
+            c->rbuf = b;
+            b->refs++;
+        }
+        if (c->rbuf == NULL)
+            r->st.copied++;
+    } else {
+        c->in = h->payload;
+        c->rbuf = b;
+        b->refs++;
+    }
+    p->inflight++;
+    r->st.requests++;
+    r->st.calls_live++;
+    if (hd->flags & ORPC_HANDLER_QUEUED)
+        fifo_push(&r->queued_head, &r->queued_tail, c);
+    else
+        fifo_push(&r->ready_head, &r->ready_tail, c);
+}
+
+void rpc_server_on_bye(orpc_t *r, const rpc_hdr_t *h, cdt_peer_t src)
+{
+    if (!r->listen || !rpc_auth_equal(h->auth, r->auth)) {
+        r->st.rejected_auth++;
+        return;
+    }
+    orpc_peer_t *p = NULL;
+    if (src != CDT_PEER_NONE && src != 0 && src < r->by_fa_cap)
+        p = r->by_fa[src];
+    if (p == NULL || p->alen != h->addr_len || memcmp(p->addr, h->addr, p->alen) != 0)
+        p = rpc_peer_find(r, h->addr, h->addr_len);
+    if (p) {
+        p->bye = 1;
+        rpc_peer_maybe_reclaim(r, p);
+    }
+}
+
+/* An authenticated request that cannot be served is told why (ERANGE, EPROTO). */
+void rpc_refuse_request(orpc_t *r, const rpc_hdr_t *h, cdt_peer_t src, int status)
+{
+    if (!r->listen || h->type != RPC_T_REQ || h->addr_len == 0 || h->addr_len > RPC_ADDR_MAX ||
+        !rpc_auth_equal(h->auth, r->auth))
+        return;
+    orpc_peer_t *p = rpc_peer_of_request(r, src, h->addr, h->addr_len);
+    if (p)
+        rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, status, r->auth);
+}
+
+/* Runs the handlers that became ready (never nested inside a handler). */
+int rpc_dispatch(orpc_t *r)
+{
+    int n = 0;
+    if (rpc_depth_tls)
+        return 0;
+    struct orpc_call *c;
+    while ((c = fifo_pop(&r->ready_head, &r->ready_tail)) != NULL) {
+        c->state = RPC_CALL_RUNNING;
+        rpc_depth_tls++;
+        c->h->fn(c, c->in, c->in_len, c->h->arg);
+        rpc_depth_tls--;
+        n++;
+    }
+    return n;
+}
+
+RPC_EXPORT orpc_t *orpc_call_rpc(orpc_call_t *c)
+{
+    return c->rpc;
+}
+
+RPC_EXPORT int orpc_respond(orpc_call_t *c, int status, const void *out, size_t out_len)
+{
+    if (c == NULL || c->state == RPC_CALL_FREE || c->state == RPC_CALL_SENDING)
+        return ORPC_EINVAL;
+    orpc_t *r = c->rpc;
+    rpc_lock(r);
+    int rc = ORPC_OK;
+    if (c->bulk_done < c->bulk_issued && rpc_bulk_wait_locked(r, c) == ORPC_EPEER &&
+        status == ORPC_OK)
+        status = ORPC_EPEER;
+    if (out_len > c->resp_max) {
+        shm_error("orpc_respond: response of %zu bytes exceeds the %zu bytes the caller "
+                  "can receive (SHMEM_RPC_MAX_RESP); answering ORPC_ERANGE", out_len,
+                  c->resp_max);
+        status = ORPC_ERANGE;
+        out_len = 0;
+        rc = ORPC_ERANGE;
+    }
+    const void *pay = NULL;
+    if (out_len > 0 && out_len <= RPC_INLINE) {
+        memcpy(c->out_inl, out, out_len);
+        pay = c->out_inl;
+    } else if (out_len > 0) {
+        if ((c->out_heap = malloc(out_len)) == NULL) {
+            status = ORPC_ENOMEM;
+            out_len = 0;
+            rc = ORPC_ENOMEM;
+        } else {
+            memcpy(c->out_heap, out, out_len);
+            pay = c->out_heap;
+        }
+    }
+    /* The arguments may have been the source of the payload: copied now. */
+    call_release_input(r, c);
+    rpc_hdr_t h = {.type = RPC_T_RESP, .req_id = c->req_id, .status = status,
+                   .payload_len = (uint32_t)out_len};
+    memcpy(h.auth, r->auth, RPC_AUTH_LEN);
+    size_t hl = rpc_wire_encode(c->hdr, sizeof(c->hdr), &h);
+    c->state = RPC_CALL_SENDING;
+    c->resp_hl = hl;
+    c->resp_pay = pay;
+    c->resp_len = out_len;
+    shm_status_t st = SHM_ERR_AGAIN;
+    for (int tries = 0; tries < 4 && st == SHM_ERR_AGAIN; tries++) {
+        st = rpc_msg_send(r, c->peer, c->hdr, hl, pay, out_len, c);
+        if (st == SHM_ERR_AGAIN)
+            rpc_harvest(r);
+    }
+    if (st == SHM_ERR_AGAIN) {
+        /* The provider is full (or the peer gone): retried from progress, so
+         * one stuck peer never stops the server. */
+        c->send_deadline = rpc_now_ns() + RPC_SEND_PATIENCE_NS;
+        fifo_push(&r->resend_head, &r->resend_tail, c);
+    } else if (st != SHM_OK) {
+        c->peer->failed = 1;
+        rpc_call_free(r, c);
+        rc = ORPC_EPEER;
+    }
+    rpc_unlock(r);
+    return rc;
+}
+
+/* Responses the provider refused for now: try again, give up on dead peers. */
+void rpc_resend(orpc_t *r)
+{
+    struct orpc_call *c, *keep_head = NULL, *keep_tail = NULL;
+    uint64_t now = 0;
+    while ((c = fifo_pop(&r->resend_head, &r->resend_tail)) != NULL) {
+        shm_status_t st = rpc_msg_send(r, c->peer, c->hdr, c->resp_hl, c->resp_pay,
+                                       c->resp_len, c);
+        if (st == SHM_OK)
+            continue;
+        if (now == 0)
+            now = rpc_now_ns();
+        if (st == SHM_ERR_AGAIN && now < c->send_deadline) {
+            fifo_push(&keep_head, &keep_tail, c);
+            continue;
+        }
+        SHM_DEBUG(RPC, "response abandoned: peer unreachable");
+        c->peer->failed = 1;
+        rpc_call_free(r, c);
+    }
+    r->resend_head = keep_head;
+    r->resend_tail = keep_tail;
+}
+
+RPC_EXPORT int orpc_run_queued(orpc_t *r, int max, int timeout_ms)
+{
+    if (r == NULL)
+        return ORPC_EINVAL;
+    uint64_t until = rpc_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
+    rpc_idle_t idle = RPC_IDLE_INIT;
+    int n = 0;
+    while (n < max) {
+        rpc_lock(r);
+        if (!r->thr_running && r->ep)
+            rpc_progress_once(r);
+        struct orpc_call *c = fifo_pop(&r->queued_head, &r->queued_tail);
+        if (c)
+            c->state = RPC_CALL_RUNNING;
+        rpc_unlock(r);
+        if (c) {
+            rpc_depth_tls++;
+            c->h->fn(c, c->in, c->in_len, c->h->arg);
+            rpc_depth_tls--;
+            n++;
+            continue;
+        }
+        if (n > 0 || timeout_ms <= 0 || rpc_now_ns() >= until)
+            break;
+        rpc_idle(&idle);
+    }
+    return n;
+}

@@ -144,6 +144,40 @@ static void h_pull_late(orpc_call_t *c, const void *in, size_t n, void *arg)
 }
 
 /* Each refusal the server must make, as a vector of return codes. */
+/* Calls held unanswered, the server's loop going on (run_faults.sh). */
+static orpc_call_t *held_g[64];
+static unsigned nheld_g;
+static void h_hold(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)in;
+    (void)n;
+    (void)arg;
+    if (nheld_g < 64)
+        held_g[nheld_g++] = c;
+    else
+        orpc_respond(c, ORPC_EBUSY, NULL, 0);
+}
+
+/* The server dies in the middle of a bulk transfer (tests/rpc/run_faults.sh). */
+static void h_bulk_die(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    int push = arg != NULL;
+    orpc_dec_t d;
+    orpc_dec_init(&d, in, n);
+    const void *w = orpc_dec_bytes(&d, ORPC_BULK_DESC_SIZE);
+    orpc_bulk_desc_t bd = {0};
+    int rc = d.err ? ORPC_EPROTO : orpc_bulk_decode(c, w, &bd);
+    uint64_t len = bd.len < SCRATCH ? bd.len : SCRATCH, q = len / 4;
+    for (int i = 0; i < 4 && rc == ORPC_OK; i++) {
+        uint64_t o = q * (uint64_t)i, l = i == 3 ? len - o : q;
+        rc = push ? orpc_bulk_iput(c, &bd, o, scratch_g + o, l)
+                  : orpc_bulk_iget(c, &bd, o, scratch_g + o, l);
+    }
+    fprintf(stderr, "server: dying with a bulk %s of %llu bytes in flight (rc %d)\n",
+            push ? "push" : "pull", (unsigned long long)len, rc);
+    raise(SIGKILL);
+}
+
 static void h_bulk_bad(orpc_call_t *c, const void *in, size_t n, void *arg)
 {
     (void)arg;
@@ -259,6 +293,9 @@ int main(int argc, char **argv)
     orpc_register(rpc, T_DEFER, h_defer, NULL, 0, NULL);
     orpc_register(rpc, T_STATS, h_stats, NULL, 0, NULL);
     orpc_register(rpc, T_STOP, h_stop, NULL, 0, NULL);
+    orpc_register(rpc, T_PULL_DIE, h_bulk_die, NULL, 0, NULL);
+    orpc_register(rpc, T_HOLD, h_hold, NULL, 0, NULL);
+    orpc_register(rpc, T_PUSH_DIE, h_bulk_die, (void *)1, 0, NULL);
 
     char addr[ORPC_ADDR_STRLEN];
     CHECK_RC(orpc_addr(rpc, addr, sizeof(addr)), ORPC_OK, "orpc_addr");

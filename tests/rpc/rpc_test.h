@@ -21,6 +21,12 @@
 #define T_FILL "test.fill"       /* args: u32 n; responds with n pattern bytes (seed n) */
 #define T_STATS "test.stats"     /* responds with the server's orpc_stats_t */
 #define T_STOP "test.stop"
+/* args: desc: starts pulling (PULL_DIE) or pushing (PUSH_DIE) the whole
+ * descriptor, in 4 transfers, then the server SIGKILLs itself with them in
+ * flight (rpc_faults.c) */
+#define T_PULL_DIE "test.pull_die"
+#define T_HOLD "test.hold" /* the server keeps the call and never answers it */
+#define T_PUSH_DIE "test.push_die"
 
 #define CHECK(cond, ...)                                                       \
     do {                                                                       \

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// A client whose server dies under it (tests/rpc/run_faults.sh):
+//   rpc_faults ADDRFILE KEYFILE KIND TIMEOUT_MS
+// KIND: call | pull | push. The client puts 3 calls in flight that the
+// server holds unanswered (test.hold), exposing a 4 MiB buffer; with pull or
+// push one more call, first, makes the server start a bulk transfer of that buffer
+// and SIGKILL itself with it in flight (test.pull_die / test.push_die);
+// with call the script kills the server once every client printed
+// "pending". Every call must then end with a negative ORPC_ status within
+// TIMEOUT_MS + 1.5 s of its issue, never a success. Then the client waits
+// for a new address in ADDRFILE (the script restarts the server), looks it
+// up and makes a checked call: it must work. Prints one line per call.
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rpc_test.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int read_addr(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    int ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+    return ok && buf[0] != '\0';
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 5) {
+        fprintf(stderr, "usage: rpc_faults ADDRFILE KEYFILE call|pull|push TIMEOUT_MS\n");
+        return 2;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const char *af = argv[1], *kind = argv[3];
+    int timeout = atoi(argv[4]);
+    char addr[ORPC_ADDR_STRLEN], key[300];
+    snprintf(key, sizeof(key), "@%s", argv[2]);
+    CHECK(read_addr(af, addr, sizeof(addr)), "no address in %s", af);
+    orpc_t *rpc;
+    orpc_peer_t *srv;
+    CHECK_RC(orpc_open(NULL, &rpc), ORPC_OK, "orpc_open");
+    CHECK_RC(orpc_lookup(rpc, addr, key, &srv), ORPC_OK, "orpc_lookup");
+
+    size_t n = 4u << 20;
+    char *buf = malloc(n);
+    CHECK(buf != NULL, "malloc");
+    t_fill(buf, 0, n, 7);
+    orpc_bulk_t *b;
+    /* A short lifetime: after a failed call, orpc_bulk_release keeps the
+     * buffer registered until 2 x its lifetime (the server may still be
+     * writing into it), 60 s with the default SHMEM_RPC_BULK_TTL. */
+    enum { TTL_MS = 2000 };
+    double t_expose = now_ms();
+    CHECK_RC(orpc_bulk_expose(rpc, buf, n, ORPC_BULK_READ | ORPC_BULK_WRITE, TTL_MS, &b), 0,
+             "expose");
+
+    enum { NQ = 4 };
+    orpc_req_t *q[NQ];
+    double t0[NQ];
+    const char *what[NQ];
+    int nq = 0;
+    for (int i = 0; i < 3; i++) {
+        t0[nq] = now_ms();
+        what[nq] = "held call";
+        CHECK_RC(orpc_icall(rpc, srv, orpc_id(T_HOLD), "h", 1, NULL, 0, timeout, &q[nq]), 0,
+                 "icall hold");
+        nq++;
+    }
+    orpc_progress(rpc, 100); /* the holds reach the server first */
+    if (strcmp(kind, "call") != 0) {
+        unsigned char a[ORPC_BULK_DESC_SIZE];
+        orpc_bulk_encode(b, srv, a);
+        t0[nq] = now_ms();
+        what[nq] = strcmp(kind, "pull") == 0 ? "call whose bulk pull is in flight"
+                                             : "call whose bulk push is in flight";
+        CHECK_RC(orpc_icall(rpc, srv, orpc_id(strcmp(kind, "pull") == 0 ? T_PULL_DIE : T_PUSH_DIE),
+                            a, sizeof(a), NULL, 0, timeout, &q[nq]),
+                 0, "icall die");
+        nq++;
+    }
+    printf("pending: %d calls\n", nq);
+    fflush(stdout);
+
+    int bad = 0;
+    for (int i = 0; i < nq; i++) {
+        int rc = orpc_wait(q[i], NULL);
+        double took = now_ms() - t0[i];
+        printf("%s: %d (%s) after %.0f ms\n", what[i], rc, orpc_strerror(rc), took);
+        if (rc >= 0) {
+            fprintf(stderr, "FAIL: %s completed with %d although the server died\n", what[i], rc);
+            bad++;
+        }
+        if (took > timeout + 1500) {
+            fprintf(stderr, "FAIL: %s ended after %.0f ms (timeout %d ms)\n", what[i], took,
+                    timeout);
+            bad++;
+        }
+    }
+    CHECK_RC(orpc_bulk_release(b), 0, "orpc_bulk_release");
+    double held = now_ms() - t_expose;
+    printf("buffer released %.0f ms after it was exposed (bound: 2 x %d ms)\n", held, TTL_MS);
+    CHECK(held <= 2 * TTL_MS + 1500, "orpc_bulk_release held the buffer %.0f ms", held);
+    orpc_peer_release(srv);
+
+    /* The restarted server: a new address, looked up afresh. */
+    char addr2[ORPC_ADDR_STRLEN] = "";
+    for (int i = 0; i < 400; i++) {
+        if (read_addr(af, addr2, sizeof(addr2)) && strcmp(addr2, addr) != 0)
+            break;
+        usleep(50000);
+    }
+    CHECK(addr2[0] && strcmp(addr2, addr) != 0, "no new server address in %s after 20 s", af);
+    CHECK_RC(orpc_lookup(rpc, addr2, key, &srv), ORPC_OK, "orpc_lookup (restarted server)");
+    char msg[64], back[64] = "";
+    int m = snprintf(msg, sizeof(msg), "after the restart (pid %d)", (int)getpid());
+    size_t got = 0;
+    orpc_req_t *r;
+    CHECK_RC(orpc_icall(rpc, srv, orpc_id(T_ECHO), msg, (size_t)m, back, sizeof(back), 5000, &r),
+             0, "icall echo");
+    CHECK_RC(orpc_wait(r, &got), 0, "echo on the restarted server");
+    CHECK(got == (size_t)m && memcmp(back, msg, (size_t)m) == 0, "echo returned wrong bytes");
+    printf("restarted server: echo ok\n");
+    orpc_peer_release(srv);
+    orpc_close(rpc);
+    free(buf);
+    if (bad)
+        return 1;
+    printf("PASS\n");
+    return 0;
+}

@@ -6,7 +6,8 @@
  * (no registration at all). A window of calls is in flight; the server keeps
  * their transfers going at once and answers each when its data is in.
  *   bulk_bw [-p PROV] [-n ITERS] [-w WINDOW] [-s BYTES] [-m reg|cache|heap] [-b]
- * -m measures one kind of client memory only; -b busy-polls on both sides
+ *           [-d pull|push]
+ * -d measures one direction only (the other prints 0); -m measures one kind of client memory only; -b busy-polls on both sides
  * (client orpc_test, server orpc_progress(0)) instead of idling politely,
  * the setting to compare with Mercury's perf programs run with -b.
  * The client is a singleton SHMEM PE (no launcher needed) so that (c) works;
@@ -165,7 +166,7 @@ int main(int argc, char **argv)
     long iters = 400;
     int window = 8;
     size_g = 1u << 20;
-    int only = -1;
+    int only = -1, dirs = 3; /* bit 0: pull, bit 1: push */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-p") && i + 1 < argc)
             prov = argv[++i];
@@ -177,6 +178,10 @@ int main(int argc, char **argv)
             size_g = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "-b"))
             busy_g = 1;
+        else if (!strcmp(argv[i], "-d") && i + 1 < argc && !strcmp(argv[i + 1], "pull"))
+            dirs = 1, i++;
+        else if (!strcmp(argv[i], "-d") && i + 1 < argc && !strcmp(argv[i + 1], "push"))
+            dirs = 2, i++;
         else if (!strcmp(argv[i], "-m") && i + 1 < argc) {
             i++;
             only = !strcmp(argv[i], "reg") ? M_REG : !strcmp(argv[i], "cache") ? M_CACHE
@@ -187,7 +192,7 @@ int main(int argc, char **argv)
             }
         } else {
             fprintf(stderr, "usage: %s [-p PROV] [-n ITERS] [-w WINDOW] [-s BYTES] "
-                            "[-m reg|cache|heap] [-b]\n", argv[0]);
+                            "[-m reg|cache|heap] [-b] [-d pull|push]\n", argv[0]);
             return 2;
         }
     }
@@ -239,8 +244,8 @@ int main(int argc, char **argv)
             return 1;
         }
         char **bufs = m == M_HEAP ? hb : pb;
-        double g = measure(rpc, p, 0, bufs, window, iters);
-        double pu = measure(rpc, p, 1, bufs, window, iters);
+        double g = dirs & 1 ? measure(rpc, p, 0, bufs, window, iters) : 0;
+        double pu = dirs & 2 ? measure(rpc, p, 1, bufs, window, iters) : 0;
         orpc_stats_t st;
         orpc_stats(rpc, &st);
         printf("%-20s %12.0f %12.0f   (registrations made %llu)\n", mode_name[m], g, pu,

@@ -5,7 +5,11 @@
  * transfer, (b) through the registration cache, (c) from the symmetric heap
  * (no registration at all). A window of calls is in flight; the server keeps
  * their transfers going at once and answers each when its data is in.
- *   bulk_bw [-p PROV] [-n ITERS] [-w WINDOW] [-s BYTES]
+ *   bulk_bw [-p PROV] [-n ITERS] [-w WINDOW] [-s BYTES] [-m reg|cache|heap] [-b]
+ *           [-d pull|push]
+ * -d measures one direction only (the other prints 0); -m measures one kind of client memory only; -b busy-polls on both sides
+ * (client orpc_test, server orpc_progress(0)) instead of idling politely,
+ * the setting to compare with Mercury's perf programs run with -b.
  * The client is a singleton SHMEM PE (no launcher needed) so that (c) works;
  * compare with `raw_fi get_bw/put_bw -m 1M:1M --bufs WINDOW`, which moves the
  * same bytes over the same working set (run_rpc_bench.sh does).
@@ -41,6 +45,7 @@ static void on_term(int s)
 static char *scratch_g;
 static size_t size_g;
 static int window_g = 8;
+static int busy_g;
 static orpc_call_t *pending_g[256];
 static int npending_g, slot_g;
 
@@ -85,7 +90,7 @@ static int server_main(const char *prov, const char *af, const char *kf)
     rename(tmp, af);
     while (!stop_g) {
         /* Waits (politely) only when no transfer is pending. */
-        orpc_progress(rpc, npending_g ? 0 : 1);
+        orpc_progress(rpc, npending_g || busy_g ? 0 : 1);
         for (int i = 0; i < npending_g;) {
             int rc = orpc_bulk_test(pending_g[i]);
             if (rc == ORPC_EAGAIN) {
@@ -122,8 +127,10 @@ static double measure(orpc_t *rpc, orpc_peer_t *srv, int push, char **bufs, int 
     while (done < iters + warm) {
         for (int i = 0; i < window; i++) {
             if (req[i]) {
-                /* Wait for the oldest call (idling politely), poll the others. */
-                int rc = i == oldest ? orpc_wait(req[i], &got) : orpc_test(req[i], &got);
+                /* Wait for the oldest call (idling politely), poll the others;
+                 * busy (-b): poll them all. */
+                int rc = i == oldest && !busy_g ? orpc_wait(req[i], &got)
+                                                : orpc_test(req[i], &got);
                 if (rc == ORPC_EAGAIN)
                     continue;
                 if (i == oldest)
@@ -159,6 +166,7 @@ int main(int argc, char **argv)
     long iters = 400;
     int window = 8;
     size_g = 1u << 20;
+    int only = -1, dirs = 3; /* bit 0: pull, bit 1: push */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-p") && i + 1 < argc)
             prov = argv[++i];
@@ -168,8 +176,23 @@ int main(int argc, char **argv)
             window = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-s") && i + 1 < argc)
             size_g = strtoull(argv[++i], NULL, 0);
-        else {
-            fprintf(stderr, "usage: %s [-p PROV] [-n ITERS] [-w WINDOW] [-s BYTES]\n", argv[0]);
+        else if (!strcmp(argv[i], "-b"))
+            busy_g = 1;
+        else if (!strcmp(argv[i], "-d") && i + 1 < argc && !strcmp(argv[i + 1], "pull"))
+            dirs = 1, i++;
+        else if (!strcmp(argv[i], "-d") && i + 1 < argc && !strcmp(argv[i + 1], "push"))
+            dirs = 2, i++;
+        else if (!strcmp(argv[i], "-m") && i + 1 < argc) {
+            i++;
+            only = !strcmp(argv[i], "reg") ? M_REG : !strcmp(argv[i], "cache") ? M_CACHE
+                 : !strcmp(argv[i], "heap") ? M_HEAP : -2;
+            if (only == -2) {
+                fprintf(stderr, "bulk_bw: -m wants reg, cache or heap, got '%s'\n", argv[i]);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "usage: %s [-p PROV] [-n ITERS] [-w WINDOW] [-s BYTES] "
+                            "[-m reg|cache|heap] [-b] [-d pull|push]\n", argv[0]);
             return 2;
         }
     }
@@ -205,10 +228,12 @@ int main(int argc, char **argv)
         hb[i] = heap + (size_t)i * size_g;
         pb[i] = priv + (size_t)i * size_g;
     }
-    printf("# bulk_bw: provider %s, %zu-byte transfers, window %d, %ld per point (MB/s)\n",
-           prov, size_g, window, iters);
+    printf("# bulk_bw: provider %s, %zu-byte transfers, window %d, %ld per point (MB/s)%s\n",
+           prov, size_g, window, iters, busy_g ? ", busy polling" : "");
     printf("%-20s %12s %12s\n", "client memory", "pull (get)", "push (put)");
     for (int m = M_REG; m <= M_HEAP; m++) {
+        if (only >= 0 && m != only)
+            continue;
         orpc_opts_t o;
         orpc_opts_init(&o);
         o.mr_cache = m == M_CACHE;
@@ -219,8 +244,8 @@ int main(int argc, char **argv)
             return 1;
         }
         char **bufs = m == M_HEAP ? hb : pb;
-        double g = measure(rpc, p, 0, bufs, window, iters);
-        double pu = measure(rpc, p, 1, bufs, window, iters);
+        double g = dirs & 1 ? measure(rpc, p, 0, bufs, window, iters) : 0;
+        double pu = dirs & 2 ? measure(rpc, p, 1, bufs, window, iters) : 0;
         orpc_stats_t st;
         orpc_stats(rpc, &st);
         printf("%-20s %12.0f %12.0f   (registrations made %llu)\n", mode_name[m], g, pu,

@@ -35,14 +35,23 @@
  * resident (~2000 clients), then stays flat; FI_OFI_RXM_MSG_RX_SIZE=16
  * (receive buffers rxm posts per connection, default 128) slows that 5x.
  *
- * Size limits: a server's address carries its request limit
- * (".../max_req=N", SHMEM_RPC_MAX_REQ) and clients refuse larger calls with
- * ORPC_ERANGE before sending; every request tells the server how large a
- * response its sender can receive, and a larger one is answered ORPC_ERANGE.
- * A message that exceeds a server's receive buffer anyway lands whole in
- * address space reserved behind it (SHMEM_RPC_RECV_OVERFLOW) and is refused.
- * Only one larger than buffer + overflow is cut by the provider, which shm
- * (libfabric 1.17) does not survive: its receiver then spins forever.
+ * Sizes: arguments and results of any size up to SHMEM_RPC_MAX_ARG (1 GiB)
+ * travel the same way for handler and caller. Up to the eager limits
+ * (SHMEM_RPC_MAX_REQ for arguments, as the server advertises it in its
+ * address ".../max_req=N"; SHMEM_RPC_MAX_RESP for results) they are copied
+ * into the messages. Above them the library moves the bytes with its own
+ * bulk transfer (two-phase): the client exposes the arguments and the
+ * server pulls them before the handler runs (holding at most
+ * SHMEM_RPC_ARG_MEM bytes of them at once, else ORPC_EBUSY); the client
+ * exposes a result buffer larger than SHMEM_RPC_MAX_RESP and the server
+ * pushes a large result into it before it answers. Both exposures follow
+ * the deadline rule of bulk descriptors (ttl = the call's timeout). A result
+ * larger than the eager limit for a call whose out_cap is within it is
+ * answered ORPC_ERANGE. A message that exceeds a server's receive buffer
+ * anyway lands whole in address space reserved behind it
+ * (SHMEM_RPC_RECV_OVERFLOW) and is refused. Only one larger than buffer +
+ * overflow is cut by the provider, which shm (libfabric 1.17) does not
+ * survive: its receiver then spins forever.
  */
 #ifndef OFISHMEM_RPC_H
 #define OFISHMEM_RPC_H
@@ -145,7 +154,11 @@ typedef void (*orpc_handler_t)(orpc_call_t *call, const void *in, size_t in_len,
 ORPC_API int orpc_register(orpc_t *rpc, const char *name, orpc_handler_t fn, void *arg,
                            unsigned flags, uint64_t *id_p);
 
-/** Answers a call with a status and out_len bytes (at most SHMEM_RPC_MAX_RESP). */
+/**
+ * Answers a call with a status and out_len bytes (any size up to
+ * SHMEM_RPC_MAX_ARG; above the eager limit the result is pushed into the
+ * caller's buffer before this returns, cut to its out_cap).
+ */
 ORPC_API int orpc_respond(orpc_call_t *call, int status, const void *out, size_t out_len);
 
 /** The instance a call arrived on. */
@@ -164,7 +177,10 @@ ORPC_API int orpc_peer_release(orpc_peer_t *peer);
 /**
  * Starts a call. `in` must stay valid until the call completes when
  * in_len is above 1 KiB (smaller arguments are copied). The response's
- * payload is copied into out (at most out_cap bytes).
+ * payload lands in out (at most out_cap bytes). Above the eager limits the
+ * server pulls `in` and pushes into `out` (see "Sizes" above): after a
+ * timeout they stay registered until twice the timeout, and the server may
+ * read `in` until then.
  * @param timeout_ms < 0: SHMEM_RPC_TIMEOUT.
  */
 ORPC_API int orpc_icall(orpc_t *rpc, orpc_peer_t *peer, uint64_t id, const void *in,

@@ -373,8 +373,12 @@ static void mode_limits(const char *af, const char *kf, size_t ignore_len, size_
     char *big = malloc(cap + 4097);
     t_fill(big, 0, cap + 4097, 7);
     size_t got = 0;
-    CHECK_RC(orpc_call(rpc_g, srv_g, id_echo, big, 4097, NULL, 0, &got, 30000), ORPC_ERANGE,
-             "call of 4097 bytes to a server advertising max_req=4096");
+    /* Above the server's eager limit the server pulls the arguments. */
+    char *back = malloc(4097);
+    CHECK_RC(orpc_call(rpc_g, srv_g, id_echo, big, 4097, back, 4097, &got, 30000), ORPC_OK,
+             "call of 4097 bytes to a server advertising max_req=4096 (pulled)");
+    CHECK(got == 4097 && memcmp(back, big, 4097) == 0, "echo of 4097 pulled bytes differs");
+    free(back);
 
     *opt = '\0'; /* an address of a server that advertises nothing */
     orpc_t *r2;
@@ -411,11 +415,117 @@ static void mode_resp_limit(void)
     CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_FILL), &n, 4, out, sizeof(out), &got, 30000), 0,
              "response of 4096 bytes");
     CHECK(got == n && t_check(out, 0, n, n) < 0, "response of 4096 bytes: wrong payload");
+    /* Above this client's eager limit the server pushes into out... */
     n = 4097;
-    CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_FILL), &n, 4, out, sizeof(out), &got, 30000),
+    memset(out, 0, sizeof(out));
+    CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_FILL), &n, 4, out, sizeof(out), &got, 30000), 0,
+             "response of 4097 bytes (pushed)");
+    CHECK(got == n && t_check(out, 0, n, n) < 0, "pushed response of 4097 bytes: wrong payload");
+    /* ...unless out is within the eager limit too: then it cannot be sent. */
+    CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_FILL), &n, 4, out, 4096, &got, 30000),
              ORPC_ERANGE, "response larger than this client can receive");
     echo_size(8);
     printf("resp_limit: ok\n");
+}
+
+/*
+ * Arguments and results of any size, 0 B .. max: above the eager limits the
+ * library pulls the arguments and pushes the result; handler and caller see
+ * one buffer. The server runs with SHMEM_RPC_MAX_ARG=80M, SHMEM_RPC_ARG_MEM=72M.
+ */
+static void mode_large(size_t max)
+{
+    static const size_t sizes[] = {0, 1, 1024, 65535, 65536, 65537, 200000, 1u << 20,
+                                   (16u << 20) + 3, 64u << 20};
+    char *in = malloc(max + 1), *out = malloc(max + 1);
+    CHECK(in && out, "no memory for %zu bytes", max);
+    size_t got;
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && sizes[i] <= max; i++) {
+        size_t n = sizes[i];
+        /* Argument of n bytes, checked by the handler. */
+        t_fill(in, 0, n, (uint32_t)n);
+        int64_t bad = 7;
+        CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_CHECK), in, n, &bad, sizeof(bad), &got, 60000),
+                 0, "check of a large argument");
+        CHECK(got == 8 && bad == -1, "argument of %zu bytes: handler saw byte %lld wrong", n,
+              (long long)bad);
+        /* Result of n bytes. */
+        uint32_t n32 = (uint32_t)n;
+        memset(out, 0, n + 1);
+        CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_FILL), &n32, 4, out, max, &got, 60000), 0,
+                 "fill (large result)");
+        CHECK(got == n && t_check(out, 0, n, n32) < 0 && out[n] == 0,
+              "result of %zu bytes: got %zu, first bad byte %lld", n, got, t_check(out, 0, n, n32));
+        /* Both at once. */
+        memset(out, 0, n + 1);
+        CHECK_RC(orpc_call(rpc_g, srv_g, id_echo, in, n, out, n, &got, 60000), 0, "echo");
+        CHECK(got == n && memcmp(in, out, n) == 0, "echo of %zu bytes differs", n);
+        printf("large: %zu bytes ok\n", n);
+    }
+    /* A result larger than the caller's buffer is cut to it; the length says so. */
+    uint32_t n32 = 2u << 20;
+    memset(out, 0, (1u << 20) + 1);
+    CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_FILL), &n32, 4, out, 1u << 20, &got, 60000), 0,
+             "result larger than the buffer");
+    CHECK(got == n32 && t_check(out, 0, 1u << 20, n32) < 0 && out[1u << 20] == 0,
+          "cut result: got %zu, or bytes past the buffer written", got);
+    /* Bad sizes: above the server's SHMEM_RPC_MAX_ARG both ways, and above its
+     * SHMEM_RPC_ARG_MEM (bytes of pulled arguments held at once). */
+    if (max >= (80u << 20) + 1) {
+        CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_CHECK), in, (80u << 20) + 1, NULL, 0, &got,
+                           60000), ORPC_ERANGE, "argument above the server's SHMEM_RPC_MAX_ARG");
+        n32 = (80u << 20) + 1;
+        CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_FILL), &n32, 4, out, max, &got, 60000),
+                 ORPC_ERANGE, "result above the server's SHMEM_RPC_MAX_ARG");
+        CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_CHECK), in, 76u << 20, NULL, 0, &got, 60000),
+                 ORPC_EBUSY, "argument above the server's SHMEM_RPC_ARG_MEM");
+    }
+    /* The deadline rule: a call that times out keeps its exposures until
+     * twice its timeout (the server may still use them), then drops them. */
+    orpc_req_t *q;
+    uint32_t ms = 1500;
+    memcpy(in, &ms, 4);
+    CHECK_RC(orpc_icall(rpc_g, srv_g, id_sleep, in, 1u << 20, out, 1u << 20, 400, &q), 0,
+             "icall of a slow handler");
+    CHECK_RC(orpc_wait(q, &got), ORPC_ETIMEDOUT, "slow handler with a large argument");
+    CHECK_RC(orpc_mr_cache_evict(rpc_g, in, 1u << 20), ORPC_EAGAIN,
+             "argument registration dropped before its client deadline");
+    CHECK_RC(orpc_mr_cache_evict(rpc_g, out, 1u << 20), ORPC_EAGAIN,
+             "result registration dropped before its client deadline");
+    orpc_progress(rpc_g, 1200);
+    CHECK_RC(orpc_mr_cache_evict(rpc_g, in, 1u << 20), ORPC_OK,
+             "argument registration kept past its client deadline");
+    CHECK_RC(orpc_mr_cache_evict(rpc_g, out, 1u << 20), ORPC_OK,
+             "result registration kept past its client deadline");
+    /* The server, having slept, finds the result buffer's deadline gone. */
+    struct timespec ts = {1, 500000000L};
+    nanosleep(&ts, NULL);
+    echo_size(100000);
+    free(in);
+    free(out);
+    printf("large: ok\n");
+}
+
+/* A client with the wrong key: a large argument is never pulled. */
+static void mode_large_noauth(void)
+{
+    char *in = calloc(1, 1u << 20);
+    size_t got;
+    CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_CHECK), in, 1u << 20, NULL, 0, &got, 800),
+             ORPC_ETIMEDOUT, "large argument with the wrong key");
+    free(in);
+    printf("large_noauth: ok\n");
+}
+
+/* This process with SHMEM_RPC_MAX_ARG=1M: a larger call is refused here. */
+static void mode_large_local(void)
+{
+    char *in = calloc(1, (1u << 20) + 1);
+    size_t got;
+    CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_CHECK), in, (1u << 20) + 1, NULL, 0, &got, 5000),
+             ORPC_ERANGE, "argument above this process's SHMEM_RPC_MAX_ARG");
+    free(in);
+    printf("large_local: ok\n");
 }
 
 static void mode_stats(void)
@@ -434,6 +544,7 @@ static void mode_stats(void)
 #define P(f) printf(#f "=%llu\n", (unsigned long long)st.f)
     P(requests); P(responses); P(rejected_auth); P(malformed); P(oversized); P(truncated);
     P(no_handler); P(busy); P(copied); P(reposts); P(bulk_refused); P(bulk_errors);
+    P(bulk_bytes);
     P(peers_live); P(peers_reclaimed); P(calls_live);
 #undef P
 }
@@ -467,6 +578,12 @@ int main(int argc, char **argv)
     else if (strcmp(mode, "limits") == 0)
         mode_limits(argv[1], argv[2], argc > 4 ? strtoull(argv[4], NULL, 0) : 100000,
                     argc > 5 ? strtoull(argv[5], NULL, 0) : 0);
+    else if (strcmp(mode, "large") == 0)
+        mode_large(argc > 4 ? strtoull(argv[4], NULL, 0) : (80u << 20) + 1);
+    else if (strcmp(mode, "large_noauth") == 0)
+        mode_large_noauth();
+    else if (strcmp(mode, "large_local") == 0)
+        mode_large_local();
     else if (strcmp(mode, "resp_limit") == 0)
         mode_resp_limit();
     else if (strcmp(mode, "stop") == 0) {

@@ -19,6 +19,7 @@
 #define T_QUEUED "test.queued"   /* queued handler: echoes */
 #define T_DEFER "test.defer"     /* responds on a later progress call */
 #define T_FILL "test.fill"       /* args: u32 n; responds with n pattern bytes (seed n) */
+#define T_CHECK "test.check"     /* args: n pattern bytes (seed n); responds i64 first bad or -1 */
 #define T_STATS "test.stats"     /* responds with the server's orpc_stats_t */
 #define T_STOP "test.stop"
 

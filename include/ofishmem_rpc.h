@@ -27,10 +27,11 @@
  * the fields of orpc_opts_t override them.
  *
  * Provider notes (libfabric 1.17): on tcp;ofi_rxm a client must drive
- * progress (orpc_wait/orpc_test/orpc_progress, or the progress thread) for
- * a server's pulls and pushes to move, and a transient client should run
- * with FI_OFI_RXM_USE_SRX=0 (an endpoint then costs ~3 ms instead of
- * ~280 ms). A server's resident memory there grows by ~6.5 kB per client
+ * progress (orpc_wait/orpc_test/orpc_progress, or the progress thread, option
+ * `progress_thread`) for a server's pulls and pushes to move. A client
+ * instance opens its endpoint without rxm's shared receive context (the
+ * library sets FI_OFI_RXM_USE_SRX=0 unless the environment says otherwise:
+ * an endpoint then costs ~3 ms instead of ~280 ms). A server's resident memory there grows by ~6.5 kB per client
  * that comes and goes until rxm's 12 MiB receive-buffer pool is all
  * resident (~2000 clients), then stays flat; FI_OFI_RXM_MSG_RX_SIZE=16
  * (receive buffers rxm posts per connection, default 128) slows that 5x.
@@ -194,6 +195,19 @@ ORPC_API int orpc_icall(orpc_t *rpc, orpc_peer_t *peer, uint64_t id, const void 
 ORPC_API int orpc_wait(orpc_req_t *req, size_t *out_len_p);
 /** Like orpc_wait without waiting: ORPC_EAGAIN while the call is in flight. */
 ORPC_API int orpc_test(orpc_req_t *req, size_t *out_len_p);
+/**
+ * Gives up on a call in flight: the handle is gone, a late answer is
+ * dropped. Its exposures (and descriptors the application encoded before)
+ * follow the deadline rule: kept registered until twice the timeout.
+ */
+ORPC_API int orpc_cancel(orpc_req_t *req);
+/**
+ * A one-way call: the handler runs (its orpc_respond sends nothing) and no
+ * answer comes back. Returns once `in` may be reused; arguments are limited
+ * to the eager limit (SHMEM_RPC_MAX_REQ of the server), else ORPC_ERANGE.
+ */
+ORPC_API int orpc_send(orpc_t *rpc, orpc_peer_t *peer, uint64_t id, const void *in,
+                       size_t in_len);
 /** orpc_icall + orpc_wait. */
 ORPC_API int orpc_call(orpc_t *rpc, orpc_peer_t *peer, uint64_t id, const void *in,
                        size_t in_len, void *out, size_t out_cap, size_t *out_len_p,

@@ -147,8 +147,9 @@ RPC_EXPORT int orpc_peer_release(orpc_peer_t *p)
     return ORPC_OK;
 }
 
-RPC_EXPORT int orpc_icall(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, size_t in_len,
-                          void *out, size_t out_cap, int timeout_ms, orpc_req_t **req_p)
+static int req_start(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, size_t in_len,
+                     void *out, size_t out_cap, int timeout_ms, uint8_t flags,
+                     orpc_req_t **req_p)
 {
     if (r == NULL || p == NULL || !p->used || req_p == NULL || (in_len && in == NULL) ||
         (out_cap && out == NULL) || p->rpc != r)
@@ -168,8 +169,12 @@ RPC_EXPORT int orpc_icall(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in
      */
     size_t limit = p->max_req ? p->max_req : r->max_req;
     orpc_bulk_t *ab = NULL, *ob = NULL;
-    uint8_t flags = 0;
     int rc = ORPC_OK;
+    if (in_len > limit && (flags & RPC_F_ONEWAY)) {
+        shm_error("orpc_send: one-way arguments of %zu bytes exceed the eager limit of %zu "
+                  "bytes (SHMEM_RPC_MAX_REQ); use orpc_call", in_len, limit);
+        return ORPC_ERANGE;
+    }
     if (in_len > limit) {
         flags |= RPC_F_ARG_BULK;
         rc = orpc_bulk_expose(r, (void *)(uintptr_t)in, in_len, ORPC_BULK_READ, timeout_ms, &ab);
@@ -266,6 +271,40 @@ RPC_EXPORT int orpc_icall(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in
     return rc;
 }
 
+RPC_EXPORT int orpc_icall(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, size_t in_len,
+                          void *out, size_t out_cap, int timeout_ms, orpc_req_t **req_p)
+{
+    return req_start(r, p, id, in, in_len, out, out_cap, timeout_ms, 0, req_p);
+}
+
+RPC_EXPORT int orpc_send(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, size_t in_len)
+{
+    orpc_req_t *q;
+    int rc = req_start(r, p, id, in, in_len, NULL, 0, -1, RPC_F_ONEWAY, &q);
+    if (rc != ORPC_OK)
+        return rc;
+    /* No answer comes: done when the provider is done with the arguments. */
+    rpc_lock(r);
+    rpc_idle_t idle = RPC_IDLE_INIT;
+    while (!q->sent && rpc_now_ns() < q->deadline_ns) {
+        if (rpc_harvest(r) == 0) {
+            rpc_unlock(r);
+            rpc_idle(&idle);
+            rpc_lock(r);
+        }
+    }
+    if (!q->sent) {
+        rc = ORPC_ETIMEDOUT;
+        q->state = RPC_REQ_ZOMBIE; /* freed by its completion */
+    } else {
+        rc = q->answered ? q->status : ORPC_OK; /* answered here: the send failed */
+        q->responded = 1;
+        rpc_req_free(r, q);
+    }
+    rpc_unlock(r);
+    return rc;
+}
+
 static int req_finish(orpc_t *r, struct orpc_req *q, size_t *out_len_p)
 {
     int status = q->status;
@@ -296,6 +335,20 @@ static int req_timeout(orpc_t *r, struct orpc_req *q)
     else
         q->state = RPC_REQ_ZOMBIE; /* freed by its completion */
     return ORPC_ETIMEDOUT;
+}
+
+RPC_EXPORT int orpc_cancel(orpc_req_t *q)
+{
+    if (q == NULL || q->state != RPC_REQ_ACTIVE)
+        return ORPC_EINVAL;
+    orpc_t *r = q->rpc;
+    rpc_lock(r);
+    if (q->answered && q->sent)
+        req_finish(r, q, NULL);
+    else
+        req_timeout(r, q); /* a late answer is dropped; exposures by the deadline rule */
+    rpc_unlock(r);
+    return ORPC_OK;
 }
 
 RPC_EXPORT int orpc_test(orpc_req_t *q, size_t *out_len_p)

@@ -115,6 +115,11 @@ RPC_EXPORT void orpc_opts_init(orpc_opts_t *o)
 
 int rpc_open_endpoint(orpc_t *r, const char *prov)
 {
+    /* A client's rxm endpoint without the shared receive context costs ~3 ms
+     * instead of ~280 ms (rxm reads this when the endpoint opens); a value the
+     * user set stays. */
+    if (!r->listen)
+        setenv("FI_OFI_RXM_USE_SRX", "0", 0);
     cdt_msg_cfg_t cfg = {.provider = prov, .thread_safe = r->use_thread};
     shm_status_t st = cdt_msg_open(&cfg, &r->ep);
     if (st != SHM_OK)

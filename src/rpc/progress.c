@@ -24,7 +24,7 @@ static void on_recv(orpc_t *r, rpc_rbuf_t *b, const cdt_msg_event_t *e)
                            (h.flags & RPC_F_OUT_BULK ? RPC_BULK_WIRE : 0);
             if (h.payload_len < extra ||
                 ((h.flags & RPC_F_ARG_BULK) && h.payload_len != extra) ||
-                (h.flags & ~(unsigned)(RPC_F_ARG_BULK | RPC_F_OUT_BULK)))
+                (h.flags & ~(unsigned)(RPC_F_ARG_BULK | RPC_F_OUT_BULK | RPC_F_ONEWAY)))
                 rc = RPC_WIRE_LEN_BAD;
             else if (h.payload_len - extra > r->max_req)
                 rc = RPC_WIRE_TOO_BIG;

@@ -32,6 +32,7 @@
 #define RPC_F_ARG_BULK 0x1 /* REQ: the arguments, pulled by the server (payload: the descriptor) */
 #define RPC_F_OUT_BULK 0x2 /* REQ: the caller's result buffer, for results above the eager limit */
 #define RPC_F_PUSHED 0x4   /* RESP: the result was pushed; payload: its full length (u64) */
+#define RPC_F_ONEWAY 0x8   /* REQ: no response is sent (orpc_send) */
 /* Bytes a request may carry beyond its arguments: the descriptors above. */
 #define RPC_REQ_EXTRA (2 * RPC_BULK_WIRE)
 
@@ -110,6 +111,7 @@ struct orpc_call {
     size_t resp_max;      /* largest response payload the caller can receive */
     size_t pulled;        /* bytes of in_heap counted in the instance's arg_mem */
     int has_out_desc;     /* the caller exposed its result buffer (out_desc) */
+    int oneway;           /* no response (orpc_send) */
     orpc_bulk_desc_t out_desc;
     uint64_t arrival_ns;
     int bulk_kind;        /* RPC_OBJ_BULK: op context of this call's transfers */

@@ -90,7 +90,8 @@ void rpc_call_bulk_end(orpc_t *r, struct orpc_call *c)
         /* The arguments did not come: the caller is told, the handler never runs. */
         SHM_DEBUG(RPC, "pull of a call's arguments failed: %s", orpc_strerror(err));
         c->state = RPC_CALL_RUNNING;
-        rpc_ctl_send(r, c->peer, RPC_T_RESP, c->req_id, err, r->auth);
+        if (!c->oneway)
+            rpc_ctl_send(r, c->peer, RPC_T_RESP, c->req_id, err, r->auth);
         rpc_call_free(r, c);
     }
 }
@@ -172,18 +173,21 @@ void rpc_server_on_req(orpc_t *r, rpc_rbuf_t *b, const rpc_hdr_t *h, cdt_peer_t 
     const rpc_handler_t *hd = handler_find(r, h->rpc_id);
     if (hd == NULL) {
         r->st.no_handler++;
-        rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, ORPC_ENOENT, r->auth);
+        if (!(h->flags & RPC_F_ONEWAY))
+            rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, ORPC_ENOENT, r->auth);
         return;
     }
     struct orpc_call *c = r->call_free;
     if (c == NULL) {
         r->st.busy++;
-        rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, ORPC_EBUSY, r->auth);
+        if (!(h->flags & RPC_F_ONEWAY))
+            rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, ORPC_EBUSY, r->auth);
         return;
     }
     r->call_free = c->next;
     c->state = RPC_CALL_QUEUED;
     c->has_out_desc = 0;
+    c->oneway = (h->flags & RPC_F_ONEWAY) != 0;
     c->pulled = 0;
     c->peer = p;
     c->h = hd;
@@ -202,7 +206,7 @@ void rpc_server_on_req(orpc_t *r, rpc_rbuf_t *b, const rpc_hdr_t *h, cdt_peer_t 
     p->inflight++;
     r->st.requests++;
     r->st.calls_live++;
-    if (h->flags) {
+    if (h->flags & (RPC_F_ARG_BULK | RPC_F_OUT_BULK)) {
         /* Descriptors lead the payload (on_recv checked their count). */
         const uint8_t *w = h->payload;
         int rc = ORPC_OK;
@@ -217,7 +221,8 @@ void rpc_server_on_req(orpc_t *r, rpc_rbuf_t *b, const rpc_hdr_t *h, cdt_peer_t 
             rc = call_pull_args(r, c, w);
         if (rc != ORPC_OK) {
             c->state = RPC_CALL_RUNNING;
-            rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, rc, r->auth);
+            if (!c->oneway)
+                rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, rc, r->auth);
             rpc_call_free(r, c);
             return;
         }
@@ -312,6 +317,13 @@ RPC_EXPORT int orpc_respond(orpc_call_t *c, int status, const void *out, size_t 
     if (c->bulk_done < c->bulk_issued && rpc_bulk_wait_locked(r, c) == ORPC_EPEER &&
         status == ORPC_OK)
         status = ORPC_EPEER;
+    if (c->oneway) {
+        /* A one-way call: nobody waits for an answer. */
+        call_release_input(r, c);
+        rpc_call_free(r, c);
+        rpc_unlock(r);
+        return ORPC_OK;
+    }
     const void *pay = NULL;
     uint8_t flags = 0;
     if (out_len > c->resp_max && c->has_out_desc && out_len <= r->max_arg) {

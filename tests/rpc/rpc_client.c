@@ -528,6 +528,70 @@ static void mode_large_local(void)
     printf("large_local: ok\n");
 }
 
+/* One-way calls: handlers run, nothing answers; the arguments are free at return. */
+static void mode_oneway(void)
+{
+    uint64_t id = orpc_id(T_NOTE), sum = 0;
+    for (uint64_t i = 1; i <= 200; i++) {
+        CHECK_RC(orpc_send(rpc_g, srv_g, id, &i, 8), 0, "orpc_send");
+        sum += i;
+    }
+    char *big = calloc(1, 1u << 20);
+    CHECK_RC(orpc_send(rpc_g, srv_g, id, big, 1u << 20), ORPC_ERANGE,
+             "one-way call above the eager limit");
+    free(big);
+    uint64_t out[2] = {0, 0};
+    size_t got;
+    for (int tries = 0; tries < 500 && out[0] < 200; tries++) {
+        CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_NOTES), NULL, 0, out, sizeof(out), &got, 5000),
+                 0, "notes");
+        if (out[0] < 200) {
+            struct timespec ts = {0, 10000000L};
+            nanosleep(&ts, NULL);
+        }
+    }
+    CHECK(out[0] == 200 && out[1] == sum, "server saw %llu notes summing to %llu, sent 200 / %llu",
+          (unsigned long long)out[0], (unsigned long long)out[1], (unsigned long long)sum);
+    orpc_stats_t st;
+    orpc_stats(rpc_g, &st);
+    CHECK(st.late_responses == 0, "%llu answers came for one-way calls",
+          (unsigned long long)st.late_responses);
+    printf("oneway: ok\n");
+}
+
+/* Cancel: the handle goes at once; the late answer is dropped; the deadline
+ * rule keeps a cancelled call's own exposures until twice its timeout. */
+static void mode_cancel(void)
+{
+    uint32_t ms = 600;
+    orpc_req_t *q;
+    size_t got;
+    CHECK_RC(orpc_icall(rpc_g, srv_g, id_sleep, &ms, 4, NULL, 0, 5000, &q), 0, "icall");
+    CHECK_RC(orpc_cancel(q), 0, "orpc_cancel");
+    echo_size(16); /* the next call is not disturbed */
+    /* A cancelled large call: its argument stays registered until 2 x timeout. */
+    char *in = calloc(1, 1u << 20);
+    memcpy(in, &ms, 4);
+    CHECK_RC(orpc_icall(rpc_g, srv_g, id_sleep, in, 1u << 20, NULL, 0, 300, &q), 0, "icall large");
+    CHECK_RC(orpc_cancel(q), 0, "orpc_cancel of a large call");
+    CHECK_RC(orpc_mr_cache_evict(rpc_g, in, 1u << 20), ORPC_EAGAIN,
+             "cancelled call's registration dropped before its client deadline");
+    orpc_progress(rpc_g, 900);
+    CHECK_RC(orpc_mr_cache_evict(rpc_g, in, 1u << 20), ORPC_OK,
+             "cancelled call's registration kept past its client deadline");
+    free(in);
+    struct timespec ts = {0, 700000000L};
+    nanosleep(&ts, NULL);
+    orpc_progress(rpc_g, 100);
+    echo_size(16);
+    orpc_stats_t st;
+    orpc_stats(rpc_g, &st);
+    CHECK(st.late_responses >= 1, "late answers of cancelled calls not dropped/counted");
+    CHECK_RC(orpc_cancel(NULL), ORPC_EINVAL, "orpc_cancel(NULL)");
+    (void)got;
+    printf("cancel: ok\n");
+}
+
 static void mode_stats(void)
 {
     struct {
@@ -580,6 +644,10 @@ int main(int argc, char **argv)
                     argc > 5 ? strtoull(argv[5], NULL, 0) : 0);
     else if (strcmp(mode, "large") == 0)
         mode_large(argc > 4 ? strtoull(argv[4], NULL, 0) : (80u << 20) + 1);
+    else if (strcmp(mode, "oneway") == 0)
+        mode_oneway();
+    else if (strcmp(mode, "cancel") == 0)
+        mode_cancel();
     else if (strcmp(mode, "large_noauth") == 0)
         mode_large_noauth();
     else if (strcmp(mode, "large_local") == 0)

@@ -62,6 +62,27 @@ static void h_check(orpc_call_t *c, const void *in, size_t n, void *arg)
     orpc_respond(c, 0, &bad, sizeof(bad));
 }
 
+static uint64_t notes_g, note_sum_g;
+static void h_note(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    uint64_t v = 0;
+    if (n == 8)
+        memcpy(&v, in, 8);
+    notes_g++;
+    note_sum_g += v;
+    orpc_respond(c, 0, "ignored", 7); /* a one-way call: nothing is sent */
+}
+
+static void h_notes(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    (void)in;
+    (void)n;
+    uint64_t out[2] = {notes_g, note_sum_g};
+    orpc_respond(c, 0, out, sizeof(out));
+}
+
 static void h_status(orpc_call_t *c, const void *in, size_t n, void *arg)
 {
     (void)arg;
@@ -273,6 +294,8 @@ int main(int argc, char **argv)
     orpc_register(rpc, T_DEFER, h_defer, NULL, 0, NULL);
     orpc_register(rpc, T_STATS, h_stats, NULL, 0, NULL);
     orpc_register(rpc, T_CHECK, h_check, NULL, 0, NULL);
+    orpc_register(rpc, T_NOTE, h_note, NULL, 0, NULL);
+    orpc_register(rpc, T_NOTES, h_notes, NULL, 0, NULL);
     orpc_register(rpc, T_STOP, h_stop, NULL, 0, NULL);
 
     char addr[ORPC_ADDR_STRLEN];

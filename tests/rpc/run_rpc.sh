@@ -16,7 +16,7 @@ fail() { echo "FAIL [$PROV/$SC]: $*"; [ -f "$W/server.log" ] && tail -${FAIL_LOG
 start_server() {
   local name=$1; shift
   rm -f "$W/$name.addr"
-  "$BIN/rpc_server" -a "$W/$name.addr" -k "$W/$name.key" -p "$PROVIDER" "$@" \
+  FI_OFI_RXM_USE_SRX=0 "$BIN/rpc_server" -a "$W/$name.addr" -k "$W/$name.key" -p "$PROVIDER" "$@" \
       >"$W/server.log" 2>&1 &
   SRV_PID=$!
   PIDS+=("$SRV_PID")
@@ -186,6 +186,16 @@ large)
     client large 1048576 || fail "large (one buffer per request)"
     stop_server
   fi
+  ;;
+calls)
+  # One-way calls and cancel, both receive modes.
+  for mode in 1 0; do
+    start_server srv -m $mode
+    client oneway || fail "oneway (multi-recv $mode)"
+    client cancel || fail "cancel (multi-recv $mode)"
+    [ "$(stat_of calls_live)" -le 1 ] || fail "calls left live"
+    stop_server
+  done
   ;;
 *) echo "unknown scenario $SC"; exit 2 ;;
 esac

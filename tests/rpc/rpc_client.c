@@ -592,6 +592,74 @@ static void mode_cancel(void)
     printf("cancel: ok\n");
 }
 
+/*
+ * A client that computes: it exposes a buffer, sends the call and then
+ * computes without calling the library. With the instance's progress thread
+ * the server's pull (which on tcp;ofi_rxm needs this process's progress) and
+ * the answer complete meanwhile: the first orpc_test after the computation
+ * finds the call done. Also a large argument (two-phase) the same way.
+ */
+static void mode_compute(const char *af, const char *kf, int thread)
+{
+    char addr[ORPC_ADDR_STRLEN], key[300];
+    read_line(af, addr, sizeof(addr));
+    snprintf(key, sizeof(key), "@%s", kf);
+    orpc_opts_t o;
+    orpc_opts_init(&o);
+    o.progress_thread = thread;
+    orpc_t *r;
+    orpc_peer_t *p;
+    CHECK_RC(orpc_open(&o, &r), 0, "orpc_open with a progress thread");
+    CHECK_RC(orpc_lookup(r, addr, key, &p), 0, "orpc_lookup");
+    size_t len = 8u << 20;
+    char *buf = malloc(len);
+    t_fill(buf, 0, len, 99);
+    for (int round = 0; round < 2; round++) {
+        orpc_bulk_t *b = NULL;
+        unsigned char a[ORPC_BULK_DESC_SIZE + 20];
+        int64_t w = -1;
+        orpc_req_t *q;
+        if (round == 0) {
+            orpc_enc_t e;
+            orpc_enc_init(&e, a, sizeof(a));
+            CHECK_RC(orpc_bulk_expose(r, buf, len, ORPC_BULK_READ, -1, &b), 0, "expose");
+            CHECK_RC(orpc_bulk_encode(b, p, orpc_enc_reserve(&e, ORPC_BULK_DESC_SIZE)), 0,
+                     "encode");
+            orpc_enc_u64(&e, 0);
+            orpc_enc_u64(&e, len);
+            orpc_enc_u32(&e, 99);
+            CHECK_RC(orpc_icall(r, p, id_pull, a, e.pos, &w, sizeof(w), 30000, &q), 0, "icall");
+        } else {
+            t_fill(buf, 0, len, (uint32_t)len);
+            CHECK_RC(orpc_icall(r, p, orpc_id(T_CHECK), buf, len, &w, sizeof(w), 30000, &q), 0,
+                     "icall of a large argument");
+        }
+        /* Compute for 1.5 s without touching the library. */
+        volatile uint64_t x = 1;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do {
+            for (int i = 0; i < 100000; i++)
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+        } while ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 1500);
+        size_t got;
+        int rc = orpc_test(q, &got);
+        CHECK(rc != ORPC_EAGAIN, "round %d: the call did not complete while this client computed "
+              "(progress thread %d)", round, thread);
+        if (rc == ORPC_EAGAIN)
+            rc = orpc_wait(q, &got);
+        CHECK_RC(rc, 0, "call while computing");
+        CHECK(w == -1, "round %d: server saw byte %lld wrong", round, (long long)w);
+        if (b)
+            orpc_bulk_release(b);
+    }
+    free(buf);
+    orpc_peer_release(p);
+    orpc_close(r);
+    printf("compute: ok\n");
+}
+
 static void mode_stats(void)
 {
     struct {
@@ -622,6 +690,10 @@ int main(int argc, char **argv)
     const char *mode = argv[3];
     int n = argc > 4 ? atoi(argv[4]) : 8;
     ids();
+    if (strcmp(mode, "compute") == 0) {
+        mode_compute(argv[1], argv[2], n);
+        return 0;
+    }
     if (strcmp(mode, "churn") == 0) {
         mode_churn(argv[1], argv[2], n);
         return 0;

@@ -193,6 +193,8 @@ calls)
     start_server srv -m $mode
     client oneway || fail "oneway (multi-recv $mode)"
     client cancel || fail "cancel (multi-recv $mode)"
+    # A client that computes while the server pulls (its progress thread moves the data).
+    client compute 1 || fail "compute (multi-recv $mode)"
     [ "$(stat_of calls_live)" -le 1 ] || fail "calls left live"
     stop_server
   done

@@ -27,22 +27,32 @@
  * the fields of orpc_opts_t override them.
  *
  * Provider notes (libfabric 1.17): on tcp;ofi_rxm a client must drive
- * progress (orpc_wait/orpc_test/orpc_progress, or the progress thread) for
- * a server's pulls and pushes to move, and a transient client should run
- * with FI_OFI_RXM_USE_SRX=0 (an endpoint then costs ~3 ms instead of
- * ~280 ms). A server's resident memory there grows by ~6.5 kB per client
+ * progress (orpc_wait/orpc_test/orpc_progress, or the progress thread, option
+ * `progress_thread`) for a server's pulls and pushes to move. A client
+ * instance opens its endpoint without rxm's shared receive context (the
+ * library sets FI_OFI_RXM_USE_SRX=0 unless the environment says otherwise:
+ * an endpoint then costs ~3 ms instead of ~280 ms). A server's resident memory there grows by ~6.5 kB per client
  * that comes and goes until rxm's 12 MiB receive-buffer pool is all
  * resident (~2000 clients), then stays flat; FI_OFI_RXM_MSG_RX_SIZE=16
  * (receive buffers rxm posts per connection, default 128) slows that 5x.
  *
- * Size limits: a server's address carries its request limit
- * (".../max_req=N", SHMEM_RPC_MAX_REQ) and clients refuse larger calls with
- * ORPC_ERANGE before sending; every request tells the server how large a
- * response its sender can receive, and a larger one is answered ORPC_ERANGE.
- * A message that exceeds a server's receive buffer anyway lands whole in
- * address space reserved behind it (SHMEM_RPC_RECV_OVERFLOW) and is refused.
- * Only one larger than buffer + overflow is cut by the provider, which shm
- * (libfabric 1.17) does not survive: its receiver then spins forever.
+ * Sizes: arguments and results of any size up to SHMEM_RPC_MAX_ARG (1 GiB)
+ * travel the same way for handler and caller. Up to the eager limits
+ * (SHMEM_RPC_MAX_REQ for arguments, as the server advertises it in its
+ * address ".../max_req=N"; SHMEM_RPC_MAX_RESP for results) they are copied
+ * into the messages. Above them the library moves the bytes with its own
+ * bulk transfer (two-phase): the client exposes the arguments and the
+ * server pulls them before the handler runs (holding at most
+ * SHMEM_RPC_ARG_MEM bytes of them at once, else ORPC_EBUSY); the client
+ * exposes a result buffer larger than SHMEM_RPC_MAX_RESP and the server
+ * pushes a large result into it before it answers. Both exposures follow
+ * the deadline rule of bulk descriptors (ttl = the call's timeout). A result
+ * larger than the eager limit for a call whose out_cap is within it is
+ * answered ORPC_ERANGE. A message that exceeds a server's receive buffer
+ * anyway lands whole in address space reserved behind it
+ * (SHMEM_RPC_RECV_OVERFLOW) and is refused. Only one larger than buffer +
+ * overflow is cut by the provider, which shm (libfabric 1.17) does not
+ * survive: its receiver then spins forever.
  */
 #ifndef OFISHMEM_RPC_H
 #define OFISHMEM_RPC_H
@@ -145,7 +155,11 @@ typedef void (*orpc_handler_t)(orpc_call_t *call, const void *in, size_t in_len,
 ORPC_API int orpc_register(orpc_t *rpc, const char *name, orpc_handler_t fn, void *arg,
                            unsigned flags, uint64_t *id_p);
 
-/** Answers a call with a status and out_len bytes (at most SHMEM_RPC_MAX_RESP). */
+/**
+ * Answers a call with a status and out_len bytes (any size up to
+ * SHMEM_RPC_MAX_ARG; above the eager limit the result is pushed into the
+ * caller's buffer before this returns, cut to its out_cap).
+ */
 ORPC_API int orpc_respond(orpc_call_t *call, int status, const void *out, size_t out_len);
 
 /** The instance a call arrived on. */
@@ -164,7 +178,10 @@ ORPC_API int orpc_peer_release(orpc_peer_t *peer);
 /**
  * Starts a call. `in` must stay valid until the call completes when
  * in_len is above 1 KiB (smaller arguments are copied). The response's
- * payload is copied into out (at most out_cap bytes).
+ * payload lands in out (at most out_cap bytes). Above the eager limits the
+ * server pulls `in` and pushes into `out` (see "Sizes" above): after a
+ * timeout they stay registered until twice the timeout, and the server may
+ * read `in` until then.
  * @param timeout_ms < 0: SHMEM_RPC_TIMEOUT.
  */
 ORPC_API int orpc_icall(orpc_t *rpc, orpc_peer_t *peer, uint64_t id, const void *in,
@@ -178,6 +195,19 @@ ORPC_API int orpc_icall(orpc_t *rpc, orpc_peer_t *peer, uint64_t id, const void 
 ORPC_API int orpc_wait(orpc_req_t *req, size_t *out_len_p);
 /** Like orpc_wait without waiting: ORPC_EAGAIN while the call is in flight. */
 ORPC_API int orpc_test(orpc_req_t *req, size_t *out_len_p);
+/**
+ * Gives up on a call in flight: the handle is gone, a late answer is
+ * dropped. Its exposures (and descriptors the application encoded before)
+ * follow the deadline rule: kept registered until twice the timeout.
+ */
+ORPC_API int orpc_cancel(orpc_req_t *req);
+/**
+ * A one-way call: the handler runs (its orpc_respond sends nothing) and no
+ * answer comes back. Returns once `in` may be reused; arguments are limited
+ * to the eager limit (SHMEM_RPC_MAX_REQ of the server), else ORPC_ERANGE.
+ */
+ORPC_API int orpc_send(orpc_t *rpc, orpc_peer_t *peer, uint64_t id, const void *in,
+                       size_t in_len);
 /** orpc_icall + orpc_wait. */
 ORPC_API int orpc_call(orpc_t *rpc, orpc_peer_t *peer, uint64_t id, const void *in,
                        size_t in_len, void *out, size_t out_cap, size_t *out_len_p,

@@ -2,7 +2,8 @@
 /*
  * Nessie's transfer service on ofishmem_rpc: three ways to move an array of
  * 16-byte records between a client and a server.
- *   xfer_write_encode  the records travel inside the request's arguments
+ *   xfer_write_encode  the records travel inside the request's arguments (any size:
+ *                      above 64 KiB the library moves them with its own bulk pull)
  *   xfer_write_rdma    the client exposes them; the server pulls (orpc_bulk_get)
  *   xfer_read_rdma     the client exposes a buffer; the server pushes (orpc_bulk_put)
  * Every record is a function of (seed, index), so both sides can check every byte.

@@ -23,11 +23,13 @@ static void w_encode(orpc_call_t *c, const void *in, size_t n, void *arg)
     uint32_t seed = orpc_dec_u32(&d);
     uint32_t count = orpc_dec_u32(&d);
     const xfer_rec_t *r = orpc_dec_bytes(&d, (size_t)count * sizeof(xfer_rec_t));
-    if (d.err) {
+    if (d.err || count > MAX_RECS) {
         orpc_respond(c, ORPC_EPROTO, NULL, 0);
         return;
     }
-    /* The arguments may be unaligned inside the receive buffer: copy first. */
+    /* The arguments may be unaligned inside the receive buffer: copy first.
+     * (Above 64 KiB the library pulled them into memory of its own first:
+     * the handler does not see the difference.) */
     memcpy(buf_g, r, (size_t)count * sizeof(xfer_rec_t));
     long long bad = xfer_check(buf_g, seed, count);
     orpc_respond(c, bad < 0 ? 0 : (int)bad + 1, NULL, 0);

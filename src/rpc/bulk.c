@@ -172,6 +172,13 @@ RPC_EXPORT int orpc_bulk_release(orpc_bulk_t *b)
             rpc_lock(r);
         }
     }
+    rpc_bulk_drop(r, b);
+    rpc_unlock(r);
+    return ORPC_OK;
+}
+
+void rpc_bulk_drop(orpc_t *r, orpc_bulk_t *b)
+{
     rpc_mr_t *m = b->mr;
     if (m) {
         m->refs--;
@@ -183,8 +190,29 @@ RPC_EXPORT int orpc_bulk_release(orpc_bulk_t *b)
     }
     b->next = r->bulk_free;
     r->bulk_free = b;
-    rpc_unlock(r);
-    return ORPC_OK;
+}
+
+/* A call that carried it failed without an answer: the server may touch it
+ * until its deadline, so it stays registered until ours (start + 2 x ttl). */
+void rpc_bulk_defer(orpc_t *r, orpc_bulk_t *b)
+{
+    b->release_ns = b->start_ns + 2ull * (uint64_t)b->ttl_ms * 1000000ull;
+    b->next = r->bulk_deferred;
+    r->bulk_deferred = b;
+}
+
+void rpc_bulk_reap(orpc_t *r, int force)
+{
+    uint64_t now = rpc_now_ns();
+    for (orpc_bulk_t **link = &r->bulk_deferred; *link;) {
+        orpc_bulk_t *b = *link;
+        if (force || now >= b->release_ns) {
+            *link = b->next;
+            rpc_bulk_drop(r, b);
+        } else {
+            link = &b->next;
+        }
+    }
 }
 
 RPC_EXPORT int orpc_mr_cache_evict(orpc_t *r, const void *buf, size_t len)
@@ -209,6 +237,7 @@ RPC_EXPORT int orpc_mr_cache_evict(orpc_t *r, const void *buf, size_t len)
 
 void rpc_bulk_fini(orpc_t *r)
 {
+    rpc_bulk_reap(r, 1);
     while (r->mrs)
         mr_unlink_free(r, r->mrs);
     while (r->bulk_free) {
@@ -232,8 +261,16 @@ RPC_EXPORT int orpc_bulk_decode(orpc_call_t *c, const void *wire, orpc_bulk_desc
     if (c == NULL || wire == NULL || d == NULL || c->state != RPC_CALL_RUNNING)
         return ORPC_EINVAL;
     orpc_t *r = c->rpc;
-    rpc_bulk_wire_t w;
     rpc_lock(r);
+    int rc = rpc_bulk_check(r, c->peer, c->arrival_ns, wire, d);
+    rpc_unlock(r);
+    return rc;
+}
+
+int rpc_bulk_check(orpc_t *r, orpc_peer_t *p, uint64_t arrival_ns, const void *wire,
+                   orpc_bulk_desc_t *d)
+{
+    rpc_bulk_wire_t w;
     int rc = ORPC_OK;
     switch (rpc_bulk_decode(wire, r->auth, &w)) {
     case RPC_BULK_OK: break;
@@ -244,10 +281,8 @@ RPC_EXPORT int orpc_bulk_decode(orpc_call_t *c, const void *wire, orpc_bulk_desc
     default: rc = refuse(r, ORPC_EPROTO, "not a descriptor"); break;
     }
     /* Only the caller's own memory: never RMA into a third process. */
-    if (rc == ORPC_OK &&
-        (w.owner_len != c->peer->alen || memcmp(w.owner, c->peer->addr, w.owner_len) != 0))
+    if (rc == ORPC_OK && (w.owner_len != p->alen || memcmp(w.owner, p->addr, w.owner_len) != 0))
         rc = refuse(r, ORPC_EPERM, "owner is not the caller");
-    rpc_unlock(r);
     if (rc != ORPC_OK)
         return rc;
     d->addr = w.addr;
@@ -255,7 +290,7 @@ RPC_EXPORT int orpc_bulk_decode(orpc_call_t *c, const void *wire, orpc_bulk_desc
     d->key = w.key;
     d->rbase = w.rbase;
     d->access = w.access;
-    d->deadline = c->arrival_ns + (uint64_t)w.ttl_ms * 1000000ull;
+    d->deadline = arrival_ns + (uint64_t)w.ttl_ms * 1000000ull;
     d->owner_len = w.owner_len;
     memcpy(d->owner, w.owner, w.owner_len);
     return ORPC_OK;
@@ -264,7 +299,9 @@ RPC_EXPORT int orpc_bulk_decode(orpc_call_t *c, const void *wire, orpc_bulk_desc
 static int bulk_issue(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off, void *buf,
                       size_t len, int is_get)
 {
-    if (c == NULL || d == NULL || (len && buf == NULL) || c->state != RPC_CALL_RUNNING)
+    /* PULLING: the library pulls a call's arguments before its handler runs. */
+    if (c == NULL || d == NULL || (len && buf == NULL) ||
+        (c->state != RPC_CALL_RUNNING && c->state != RPC_CALL_PULLING))
         return ORPC_EINVAL;
     orpc_t *r = c->rpc;
     rpc_lock(r);
@@ -324,6 +361,20 @@ int rpc_bulk_wait_locked(orpc_t *r, struct orpc_call *c)
     int rc = c->bulk_err;
     c->bulk_err = 0;
     return rc;
+}
+
+int rpc_bulk_pull_args(orpc_t *r, struct orpc_call *c, const orpc_bulk_desc_t *d, void *buf)
+{
+    (void)r;
+    return bulk_issue(c, d, 0, buf, d->len, 1);
+}
+
+int rpc_bulk_push_result(orpc_t *r, struct orpc_call *c, const void *buf, size_t len)
+{
+    int rc = bulk_issue(c, &c->out_desc, 0, (void *)buf, len, 0);
+    int wrc = c->bulk_done < c->bulk_issued || c->bulk_err ? rpc_bulk_wait_locked(r, c)
+                                                           : ORPC_OK;
+    return rc != ORPC_OK ? rc : wrc;
 }
 
 RPC_EXPORT int orpc_bulk_iget(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off, void *dst,

@@ -11,9 +11,24 @@
 
 /* --------------------------------------------------------------- client */
 
+/* The library's own exposures of a call: released once the server answered
+ * (it ends its transfers before it does), else kept by the deadline rule. */
+static void req_release_bulk(orpc_t *r, struct orpc_req *q, int answered)
+{
+    orpc_bulk_t *b[2] = {q->arg_bulk, q->out_bulk};
+    q->arg_bulk = q->out_bulk = NULL;
+    for (int i = 0; i < 2; i++)
+        if (b[i] && answered)
+            rpc_bulk_drop(r, b[i]);
+        else if (b[i])
+            rpc_bulk_defer(r, b[i]);
+}
+
 void rpc_req_free(orpc_t *r, struct orpc_req *q)
 {
     orpc_peer_t *p = q->peer;
+    if (q->arg_bulk || q->out_bulk)
+        req_release_bulk(r, q, q->responded);
     q->state = RPC_REQ_FREE;
     q->peer = NULL;
     q->next_free = r->req_free;
@@ -40,11 +55,26 @@ void rpc_client_on_resp(orpc_t *r, const rpc_hdr_t *h)
         r->st.rejected_auth++;
         return;
     }
-    size_t n = h->payload_len < q->out_cap ? h->payload_len : q->out_cap;
-    if (n)
-        memcpy(q->out, h->payload, n);
-    q->out_len = h->payload_len;
     q->status = h->status;
+    if (h->flags & RPC_F_PUSHED) {
+        /* The result is already in out; the payload says its full length. */
+        if (q->out_bulk == NULL || h->payload_len != 8) {
+            r->st.malformed++;
+            q->status = ORPC_EPROTO;
+            q->out_len = 0;
+        } else {
+            uint64_t full = 0;
+            for (int i = 0; i < 8; i++)
+                full |= (uint64_t)h->payload[i] << (8 * i);
+            q->out_len = (size_t)full;
+        }
+    } else {
+        size_t n = h->payload_len < q->out_cap ? h->payload_len : q->out_cap;
+        if (n)
+            memcpy(q->out, h->payload, n);
+        q->out_len = h->payload_len;
+    }
+    q->responded = 1;
     q->answered = 1;
     q->peer->last_ns = rpc_now_ns();
     r->st.calls++;
@@ -106,7 +136,9 @@ RPC_EXPORT int orpc_peer_release(orpc_peer_t *p)
     orpc_t *r = p->rpc;
     rpc_lock(r);
     if (--p->refs == 0) {
-        if (!p->failed)
+        /* A server we never called does not know us: no goodbye (on shm a
+         * first message from a process that is gone crashed the server). */
+        if (!p->failed && p->talked)
             rpc_ctl_send(r, p, RPC_T_BYE, 0, 0, p->auth);
         p->bye = 1;
         rpc_peer_maybe_reclaim(r, p);
@@ -115,23 +147,49 @@ RPC_EXPORT int orpc_peer_release(orpc_peer_t *p)
     return ORPC_OK;
 }
 
-RPC_EXPORT int orpc_icall(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, size_t in_len,
-                          void *out, size_t out_cap, int timeout_ms, orpc_req_t **req_p)
+static int req_start(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, size_t in_len,
+                     void *out, size_t out_cap, int timeout_ms, uint8_t flags,
+                     orpc_req_t **req_p)
 {
     if (r == NULL || p == NULL || !p->used || req_p == NULL || (in_len && in == NULL) ||
         (out_cap && out == NULL) || p->rpc != r)
         return ORPC_EINVAL;
-    /* The server's limit when it advertised one, else ours. */
-    size_t limit = p->max_req ? p->max_req : r->max_req;
-    if (in_len > limit) {
-        shm_error("orpc_icall: request of %zu bytes exceeds the %s limit of %zu bytes "
-                  "(SHMEM_RPC_MAX_REQ %s)", in_len, p->max_req ? "server's" : "request",
-                  limit, p->max_req ? "of the server, from its address" : "of this process");
+    if (in_len > r->max_arg) {
+        shm_error("orpc_icall: argument of %zu bytes exceeds SHMEM_RPC_MAX_ARG (%zu bytes)",
+                  in_len, r->max_arg);
         return ORPC_ERANGE;
     }
     if (timeout_ms < 0)
         timeout_ms = r->timeout_ms;
+    /*
+     * Above the eager limit (the server's, from its address, else ours) the
+     * arguments stay here, exposed for the server to pull; a result buffer
+     * larger than the eager result limit is exposed for the server to push.
+     * Both live as long as the call (the deadline rule when it fails).
+     */
+    size_t limit = p->max_req ? p->max_req : r->max_req;
+    orpc_bulk_t *ab = NULL, *ob = NULL;
+    int rc = ORPC_OK;
+    if (in_len > limit && (flags & RPC_F_ONEWAY)) {
+        shm_error("orpc_send: one-way arguments of %zu bytes exceed the eager limit of %zu "
+                  "bytes (SHMEM_RPC_MAX_REQ); use orpc_call", in_len, limit);
+        return ORPC_ERANGE;
+    }
+    if (in_len > limit) {
+        flags |= RPC_F_ARG_BULK;
+        rc = orpc_bulk_expose(r, (void *)(uintptr_t)in, in_len, ORPC_BULK_READ, timeout_ms, &ab);
+    }
+    if (rc == ORPC_OK && out_cap > r->max_resp) {
+        flags |= RPC_F_OUT_BULK;
+        rc = orpc_bulk_expose(r, out, out_cap, ORPC_BULK_WRITE, timeout_ms, &ob);
+    }
     rpc_lock(r);
+    if (rc != ORPC_OK) {
+        if (ab)
+            rpc_bulk_drop(r, ab);
+        rpc_unlock(r);
+        return rc;
+    }
     uint64_t now = rpc_now_ns();
     uint64_t deadline = now + (uint64_t)timeout_ms * 1000000ull;
     rpc_idle_t idle = RPC_IDLE_INIT;
@@ -139,6 +197,10 @@ RPC_EXPORT int orpc_icall(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in
         /* Every slot in flight: wait for one to come back. */
         if (rpc_harvest(r) == 0) {
             if (rpc_now_ns() > deadline) {
+                if (ab)
+                    rpc_bulk_drop(r, ab);
+                if (ob)
+                    rpc_bulk_drop(r, ob);
                 rpc_unlock(r);
                 return ORPC_EBUSY;
             }
@@ -152,7 +214,9 @@ RPC_EXPORT int orpc_icall(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in
     q->gen++;
     q->state = RPC_REQ_ACTIVE;
     q->peer = p;
-    q->sent = q->answered = 0;
+    q->sent = q->answered = q->responded = 0;
+    q->arg_bulk = ab;
+    q->out_bulk = ob;
     q->status = ORPC_OK;
     q->out = out;
     q->out_cap = out_cap;
@@ -160,23 +224,39 @@ RPC_EXPORT int orpc_icall(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in
     q->send_ns = now;
     q->deadline_ns = deadline;
     p->inflight++;
-    rpc_hdr_t h = {.type = RPC_T_REQ, .rpc_id = id,
+    size_t extra = (ab ? RPC_BULK_WIRE : 0) + (ob ? RPC_BULK_WIRE : 0);
+    size_t pay_len = ab ? 0 : in_len;
+    rpc_hdr_t h = {.type = RPC_T_REQ, .flags = flags, .rpc_id = id,
                    .req_id = (uint64_t)q->gen << 32 | q->idx,
-                   .timeout_ms = (uint32_t)timeout_ms, .payload_len = (uint32_t)in_len,
-                   .status = r->resp_cap,
+                   .timeout_ms = (uint32_t)timeout_ms,
+                   .payload_len = (uint32_t)(extra + pay_len), .status = r->resp_cap,
                    .addr = r->self_addr, .addr_len = r->self_alen};
     memcpy(h.auth, p->auth, RPC_AUTH_LEN);
     size_t hl = rpc_wire_encode(q->hdr, sizeof(q->hdr), &h);
-    const void *pay = in;
-    if (in_len && in_len <= RPC_INLINE) {
-        memcpy(q->inl, in, in_len);
+    /* The descriptors follow the header in the same piece of the message. */
+    if (ab && rc == ORPC_OK)
+        rc = orpc_bulk_encode(ab, p, q->hdr + hl);
+    if (ob && rc == ORPC_OK)
+        rc = orpc_bulk_encode(ob, p, q->hdr + hl + (ab ? RPC_BULK_WIRE : 0));
+    hl += extra;
+    const void *pay = pay_len ? in : NULL;
+    if (pay_len && pay_len <= RPC_INLINE) {
+        memcpy(q->inl, in, pay_len);
         pay = q->inl;
     }
-    int rc = ORPC_OK;
+    if (rc != ORPC_OK) {
+        q->sent = 1;
+        q->responded = 1; /* never sent: release the exposures now */
+        rpc_req_free(r, q);
+        rpc_unlock(r);
+        return rc;
+    }
     for (;;) {
-        shm_status_t st = rpc_msg_send(r, p, q->hdr, hl, pay, in_len, q);
-        if (st == SHM_OK)
+        shm_status_t st = rpc_msg_send(r, p, q->hdr, hl, pay, pay_len, q);
+        if (st == SHM_OK) {
+            p->talked = 1;
             break;
+        }
         if (st != SHM_ERR_AGAIN || rpc_now_ns() > deadline) {
             rc = st == SHM_ERR_AGAIN ? ORPC_ETIMEDOUT : ORPC_EPEER;
             q->sent = 1;
@@ -188,6 +268,40 @@ RPC_EXPORT int orpc_icall(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in
     rpc_unlock(r);
     if (rc == ORPC_OK)
         *req_p = q;
+    return rc;
+}
+
+RPC_EXPORT int orpc_icall(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, size_t in_len,
+                          void *out, size_t out_cap, int timeout_ms, orpc_req_t **req_p)
+{
+    return req_start(r, p, id, in, in_len, out, out_cap, timeout_ms, 0, req_p);
+}
+
+RPC_EXPORT int orpc_send(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, size_t in_len)
+{
+    orpc_req_t *q;
+    int rc = req_start(r, p, id, in, in_len, NULL, 0, -1, RPC_F_ONEWAY, &q);
+    if (rc != ORPC_OK)
+        return rc;
+    /* No answer comes: done when the provider is done with the arguments. */
+    rpc_lock(r);
+    rpc_idle_t idle = RPC_IDLE_INIT;
+    while (!q->sent && rpc_now_ns() < q->deadline_ns) {
+        if (rpc_harvest(r) == 0) {
+            rpc_unlock(r);
+            rpc_idle(&idle);
+            rpc_lock(r);
+        }
+    }
+    if (!q->sent) {
+        rc = ORPC_ETIMEDOUT;
+        q->state = RPC_REQ_ZOMBIE; /* freed by its completion */
+    } else {
+        rc = q->answered ? q->status : ORPC_OK; /* answered here: the send failed */
+        q->responded = 1;
+        rpc_req_free(r, q);
+    }
+    rpc_unlock(r);
     return rc;
 }
 
@@ -221,6 +335,20 @@ static int req_timeout(orpc_t *r, struct orpc_req *q)
     else
         q->state = RPC_REQ_ZOMBIE; /* freed by its completion */
     return ORPC_ETIMEDOUT;
+}
+
+RPC_EXPORT int orpc_cancel(orpc_req_t *q)
+{
+    if (q == NULL || q->state != RPC_REQ_ACTIVE)
+        return ORPC_EINVAL;
+    orpc_t *r = q->rpc;
+    rpc_lock(r);
+    if (q->answered && q->sent)
+        req_finish(r, q, NULL);
+    else
+        req_timeout(r, q); /* a late answer is dropped; exposures by the deadline rule */
+    rpc_unlock(r);
+    return ORPC_OK;
 }
 
 RPC_EXPORT int orpc_test(orpc_req_t *q, size_t *out_len_p)

@@ -14,12 +14,21 @@ static void on_recv(orpc_t *r, rpc_rbuf_t *b, const cdt_msg_event_t *e)
 {
     if (e->len > 0) {
         rpc_hdr_t h;
-        size_t maxp = r->max_req > r->max_resp ? r->max_req : r->max_resp;
+        size_t maxp = (r->max_req > r->max_resp ? r->max_req : r->max_resp) + RPC_REQ_EXTRA;
         const void *msg = e->buf ? e->buf : b->buf;
         rpc_rbuf_note_end(b, msg, e->len);
         rpc_wire_rc_t rc = rpc_wire_decode(msg, e->len, maxp, &h);
-        if (rc == RPC_WIRE_OK && h.type == RPC_T_REQ && h.payload_len > r->max_req)
-            rc = RPC_WIRE_TOO_BIG;
+        if (rc == RPC_WIRE_OK && h.type == RPC_T_REQ) {
+            /* The descriptors of its flags lead the payload; the rest is arguments. */
+            size_t extra = (h.flags & RPC_F_ARG_BULK ? RPC_BULK_WIRE : 0) +
+                           (h.flags & RPC_F_OUT_BULK ? RPC_BULK_WIRE : 0);
+            if (h.payload_len < extra ||
+                ((h.flags & RPC_F_ARG_BULK) && h.payload_len != extra) ||
+                (h.flags & ~(unsigned)(RPC_F_ARG_BULK | RPC_F_OUT_BULK | RPC_F_ONEWAY)))
+                rc = RPC_WIRE_LEN_BAD;
+            else if (h.payload_len - extra > r->max_req)
+                rc = RPC_WIRE_TOO_BIG;
+        }
         if (rc == RPC_WIRE_OK) {
             if (h.type == RPC_T_REQ)
                 rpc_server_on_req(r, b, &h, e->src);
@@ -99,8 +108,7 @@ static void on_error(orpc_t *r, const cdt_msg_event_t *e)
         c->bulk_done++;
         c->bulk_err = ORPC_EFABRIC; /* a transfer of this call failed */
         r->st.bulk_errors++;
-        if (c->zombie && c->bulk_done >= c->bulk_issued)
-            rpc_call_free(r, c);
+        rpc_call_bulk_end(r, c);
         break;
     }
     case RPC_OBJ_CTL:
@@ -122,8 +130,7 @@ static void on_error(orpc_t *r, const cdt_msg_event_t *e)
         if (active == 1) {
             only->bulk_done++;
             only->bulk_err = ORPC_EFABRIC;
-            if (only->zombie && only->bulk_done >= only->bulk_issued)
-                rpc_call_free(r, only);
+            rpc_call_bulk_end(r, only);
         }
         break;
     }
@@ -133,6 +140,8 @@ static void on_error(orpc_t *r, const cdt_msg_event_t *e)
 int rpc_harvest(orpc_t *r)
 {
     cdt_msg_event_t ev[16];
+    if (r->bulk_deferred)
+        rpc_bulk_reap(r, 0);
     int n = cdt_msg_poll(r->ep, ev, 16);
     for (int i = 0; i < n; i++) {
         cdt_msg_event_t *e = &ev[i];
@@ -155,8 +164,7 @@ int rpc_harvest(orpc_t *r)
             struct orpc_call *c = (struct orpc_call *)((char *)e->ctx -
                                                        offsetof(struct orpc_call, bulk_kind));
             c->bulk_done++;
-            if (c->zombie && c->bulk_done >= c->bulk_issued)
-                rpc_call_free(r, c);
+            rpc_call_bulk_end(r, c);
         } else if (kind == RPC_OBJ_CTL) {
             rpc_ctl_done(r, e->ctx, 0);
         }
@@ -174,6 +182,17 @@ static void sweep(orpc_t *r, uint64_t now)
         orpc_peer_t *p = &r->peers[i];
         if (p->used && p->refs == 0 && p->inflight == 0 && now - p->last_ns > r->peer_idle_ns)
             rpc_peer_reclaim(r, p);
+    }
+    /* Arguments whose pull overran its deadline: the caller is given up. */
+    for (int i = 0; i < r->ncalls; i++) {
+        struct orpc_call *c = &r->calls[i];
+        if (c->state == RPC_CALL_PULLING && !c->zombie &&
+            now > c->bulk_deadline + RPC_BULK_GRACE_NS) {
+            SHM_DEBUG(RPC, "pull of a call's arguments overran its deadline: peer given up");
+            c->peer->failed = 1;
+            r->st.bulk_errors++;
+            rpc_call_free(r, c);
+        }
     }
 }
 

@@ -27,6 +27,15 @@
 /* A transfer to a peer that never answers is abandoned this long after its deadline. */
 #define RPC_BULK_GRACE_NS (2ull * 1000000000ull)
 
+/* Request flags (rpc_hdr_t.flags): bulk descriptors of RPC_BULK_WIRE bytes
+ * lead the payload, in this order, when their bit is set. */
+#define RPC_F_ARG_BULK 0x1 /* REQ: the arguments, pulled by the server (payload: the descriptor) */
+#define RPC_F_OUT_BULK 0x2 /* REQ: the caller's result buffer, for results above the eager limit */
+#define RPC_F_PUSHED 0x4   /* RESP: the result was pushed; payload: its full length (u64) */
+#define RPC_F_ONEWAY 0x8   /* REQ: no response is sent (orpc_send) */
+/* Bytes a request may carry beyond its arguments: the descriptors above. */
+#define RPC_REQ_EXTRA (2 * RPC_BULK_WIRE)
+
 /* Every object whose address travels as a libfabric op context starts with its kind. */
 typedef enum { RPC_OBJ_RBUF = 1, RPC_OBJ_REQ, RPC_OBJ_CALL, RPC_OBJ_CTL, RPC_OBJ_BULK } rpc_obj_kind_t;
 
@@ -47,6 +56,7 @@ struct orpc_peer {
     uint8_t used;
     uint8_t bye;          /* it said goodbye, or we did */
     uint8_t failed;       /* a send to it failed */
+    uint8_t talked;       /* client side: a request went to it (else it does not know us) */
     cdt_peer_t fa;
     uint8_t auth[RPC_AUTH_LEN]; /* client side: the service's key */
     size_t max_req;       /* client side: the server's request limit (0: not advertised) */
@@ -65,16 +75,19 @@ struct orpc_req {
     orpc_t *rpc;
     orpc_peer_t *peer;
     int sent, answered;
+    int responded;        /* the server answered (not a local failure) */
     int status;
     void *out;
     size_t out_cap, out_len;
     uint64_t send_ns, deadline_ns;
     int next_free;
-    uint8_t hdr[RPC_HDR_MAX];
+    struct orpc_bulk *arg_bulk, *out_bulk; /* the library's own exposures for this call */
+    uint8_t hdr[RPC_HDR_MAX + RPC_REQ_EXTRA]; /* header, then the descriptors of flags */
     uint8_t inl[RPC_INLINE];
 };
 
-enum { RPC_CALL_FREE = 0, RPC_CALL_QUEUED, RPC_CALL_RUNNING, RPC_CALL_SENDING };
+/* PULLING: its arguments are being pulled; dispatched when they are in. */
+enum { RPC_CALL_FREE = 0, RPC_CALL_PULLING, RPC_CALL_QUEUED, RPC_CALL_RUNNING, RPC_CALL_SENDING };
 
 typedef struct rpc_handler {
     uint64_t id;
@@ -96,6 +109,10 @@ struct orpc_call {
     void *in_heap, *out_heap;
     uint64_t req_id;
     size_t resp_max;      /* largest response payload the caller can receive */
+    size_t pulled;        /* bytes of in_heap counted in the instance's arg_mem */
+    int has_out_desc;     /* the caller exposed its result buffer (out_desc) */
+    int oneway;           /* no response (orpc_send) */
+    orpc_bulk_desc_t out_desc;
     uint64_t arrival_ns;
     int bulk_kind;        /* RPC_OBJ_BULK: op context of this call's transfers */
     int bulk_err;
@@ -137,6 +154,7 @@ struct orpc_bulk {
     uint64_t start_ns, first_enc_ns;
     cdt_bulk_reg_t reg;   /* key, rbase of buf */
     rpc_mr_t *mr;         /* NULL: symmetric memory or empty */
+    uint64_t release_ns;  /* deferred release (the library's own exposures) */
     struct orpc_bulk *next;
 };
 
@@ -150,6 +168,8 @@ struct orpc {
     char auth_path[256];
     int auth_written;
     size_t max_req, max_resp, msg_max;
+    size_t max_arg;       /* largest argument or result moved by the library's bulk path */
+    size_t arg_mem, arg_mem_max; /* bytes of pulled arguments held now / at most */
     int32_t resp_cap;     /* largest response payload we can receive */
     int timeout_ms, bulk_ttl_ms, mr_cache_max;
     uint64_t peer_idle_ns;
@@ -189,6 +209,7 @@ struct orpc {
     int nmrs;
     uint64_t lru_clock;
     orpc_bulk_t *bulk_free;
+    orpc_bulk_t *bulk_deferred; /* own exposures kept until their client deadline */
     uint64_t rma_errs_seen;
 
     orpc_stats_t st;
@@ -272,6 +293,8 @@ void rpc_server_on_req(orpc_t *r, rpc_rbuf_t *b, const rpc_hdr_t *h, cdt_peer_t 
 void rpc_server_on_bye(orpc_t *r, const rpc_hdr_t *h, cdt_peer_t src);
 /* An authenticated request that cannot be served is told why (ERANGE, EPROTO). */
 void rpc_refuse_request(orpc_t *r, const rpc_hdr_t *h, cdt_peer_t src, int status);
+/* A call's transfers all ended: frees a zombie, dispatches pulled arguments. */
+void rpc_call_bulk_end(orpc_t *r, struct orpc_call *c);
 /* Runs the handlers that became ready (never nested inside a handler). */
 int rpc_dispatch(orpc_t *r);
 /* Responses the provider refused for now: try again, give up on dead peers. */
@@ -304,6 +327,18 @@ int rpc_auth_resolve(const char *spec, uint8_t key[RPC_AUTH_LEN]);
 
 /* Bulk (bulk.c). */
 void rpc_bulk_fini(orpc_t *r);
+/* Checks a descriptor from a request of peer p that arrived at arrival_ns. */
+int rpc_bulk_check(orpc_t *r, orpc_peer_t *p, uint64_t arrival_ns, const void *wire,
+                   orpc_bulk_desc_t *d);
+/* Starts pulling a call's arguments (state RPC_CALL_PULLING) into buf. */
+int rpc_bulk_pull_args(orpc_t *r, struct orpc_call *c, const orpc_bulk_desc_t *d, void *buf);
+/* Pushes a result into the caller's buffer (c->out_desc) and waits for it. */
+int rpc_bulk_push_result(orpc_t *r, struct orpc_call *c, const void *buf, size_t len);
+/* The library's own exposures: released now, or kept until start + 2 x ttl. */
+void rpc_bulk_drop(orpc_t *r, orpc_bulk_t *b);
+void rpc_bulk_defer(orpc_t *r, orpc_bulk_t *b);
+/* Releases deferred exposures whose time has come (all of them when force). */
+void rpc_bulk_reap(orpc_t *r, int force);
 int rpc_bulk_wait_locked(orpc_t *r, struct orpc_call *c);
 /* Returns a call to the pool (or keeps it as a zombie while transfers are out). */
 void rpc_call_free(orpc_t *r, struct orpc_call *c);

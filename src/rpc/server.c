@@ -55,9 +55,79 @@ static void call_release_input(orpc_t *r, struct orpc_call *c)
         rpc_rbuf_maybe_repost(r, c->rbuf);
         c->rbuf = NULL;
     }
+    if (c->state == RPC_CALL_PULLING && c->bulk_done < c->bulk_issued)
+        return; /* the pull may still write into in_heap: freed when it ends */
     free(c->in_heap);
     c->in_heap = NULL;
     c->in = NULL;
+    r->arg_mem -= c->pulled;
+    c->pulled = 0;
+}
+
+/* Queues a call whose arguments are in for its handler. */
+static void call_ready(orpc_t *r, struct orpc_call *c)
+{
+    c->state = RPC_CALL_QUEUED;
+    if (c->h->flags & ORPC_HANDLER_QUEUED)
+        fifo_push(&r->queued_head, &r->queued_tail, c);
+    else
+        fifo_push(&r->ready_head, &r->ready_tail, c);
+}
+
+void rpc_call_bulk_end(orpc_t *r, struct orpc_call *c)
+{
+    if (c->bulk_done < c->bulk_issued)
+        return;
+    if (c->zombie) {
+        rpc_call_free(r, c);
+    } else if (c->state == RPC_CALL_PULLING) {
+        int err = c->bulk_err;
+        c->bulk_err = 0;
+        if (err == ORPC_OK) {
+            call_ready(r, c);
+            return;
+        }
+        /* The arguments did not come: the caller is told, the handler never runs. */
+        SHM_DEBUG(RPC, "pull of a call's arguments failed: %s", orpc_strerror(err));
+        c->state = RPC_CALL_RUNNING;
+        if (!c->oneway)
+            rpc_ctl_send(r, c->peer, RPC_T_RESP, c->req_id, err, r->auth);
+        rpc_call_free(r, c);
+    }
+}
+
+/*
+ * A request whose arguments stay with the caller (RPC_F_ARG_BULK): checked
+ * like any descriptor, bounded by SHMEM_RPC_MAX_ARG and SHMEM_RPC_ARG_MEM,
+ * then pulled into memory of the call's own. Returns a status for the
+ * caller, or ORPC_OK when the pull is under way (or done, for 0 bytes).
+ */
+static int call_pull_args(orpc_t *r, struct orpc_call *c, const void *wire)
+{
+    orpc_bulk_desc_t d;
+    int rc = rpc_bulk_check(r, c->peer, c->arrival_ns, wire, &d);
+    if (rc != ORPC_OK)
+        return rc;
+    if (!(d.access & ORPC_BULK_READ))
+        return ORPC_EPERM;
+    if (d.len > r->max_arg) {
+        r->st.oversized++;
+        SHM_DEBUG(RPC, "argument of %llu bytes above SHMEM_RPC_MAX_ARG (%zu)",
+                  (unsigned long long)d.len, r->max_arg);
+        return ORPC_ERANGE;
+    }
+    if (d.len > r->arg_mem_max - (r->arg_mem < r->arg_mem_max ? r->arg_mem : r->arg_mem_max)) {
+        r->st.busy++;
+        return ORPC_EBUSY;
+    }
+    if (d.len && (c->in_heap = malloc(d.len)) == NULL)
+        return ORPC_ENOMEM;
+    c->pulled = d.len;
+    r->arg_mem += d.len;
+    c->in = c->in_heap;
+    c->in_len = d.len;
+    c->state = RPC_CALL_PULLING;
+    return rpc_bulk_pull_args(r, c, &d, c->in_heap);
 }
 
 void rpc_call_free(orpc_t *r, struct orpc_call *c)
@@ -103,17 +173,22 @@ void rpc_server_on_req(orpc_t *r, rpc_rbuf_t *b, const rpc_hdr_t *h, cdt_peer_t 
     const rpc_handler_t *hd = handler_find(r, h->rpc_id);
     if (hd == NULL) {
         r->st.no_handler++;
-        rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, ORPC_ENOENT, r->auth);
+        if (!(h->flags & RPC_F_ONEWAY))
+            rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, ORPC_ENOENT, r->auth);
         return;
     }
     struct orpc_call *c = r->call_free;
     if (c == NULL) {
         r->st.busy++;
-        rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, ORPC_EBUSY, r->auth);
+        if (!(h->flags & RPC_F_ONEWAY))
+            rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, ORPC_EBUSY, r->auth);
         return;
     }
     r->call_free = c->next;
     c->state = RPC_CALL_QUEUED;
+    c->has_out_desc = 0;
+    c->oneway = (h->flags & RPC_F_ONEWAY) != 0;
+    c->pulled = 0;
     c->peer = p;
     c->h = hd;
     c->req_id = h->req_id;
@@ -127,33 +202,59 @@ void rpc_server_on_req(orpc_t *r, rpc_rbuf_t *b, const rpc_hdr_t *h, cdt_peer_t 
     c->bulk_issued = c->bulk_done = c->bulk_deadline = 0;
     c->zombie = 0;
     c->rbuf = NULL;
+    c->in = h->payload;
+    p->inflight++;
+    r->st.requests++;
+    r->st.calls_live++;
+    if (h->flags & (RPC_F_ARG_BULK | RPC_F_OUT_BULK)) {
+        /* Descriptors lead the payload (on_recv checked their count). */
+        const uint8_t *w = h->payload;
+        int rc = ORPC_OK;
+        if (h->flags & RPC_F_OUT_BULK) {
+            const uint8_t *ow = w + (h->flags & RPC_F_ARG_BULK ? RPC_BULK_WIRE : 0);
+            rc = rpc_bulk_check(r, p, c->arrival_ns, ow, &c->out_desc);
+            if (rc == ORPC_OK && !(c->out_desc.access & ORPC_BULK_WRITE))
+                rc = ORPC_EPERM;
+            c->has_out_desc = rc == ORPC_OK;
+        }
+        if (rc == ORPC_OK && (h->flags & RPC_F_ARG_BULK))
+            rc = call_pull_args(r, c, w);
+        if (rc != ORPC_OK) {
+            c->state = RPC_CALL_RUNNING;
+            if (!c->oneway)
+                rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, rc, r->auth);
+            rpc_call_free(r, c);
+            return;
+        }
+        if (h->flags & RPC_F_ARG_BULK) {
+            if (c->state == RPC_CALL_PULLING && c->bulk_done >= c->bulk_issued)
+                call_ready(r, c); /* nothing to pull */
+            return;
+        }
+        size_t extra = h->flags & RPC_F_OUT_BULK ? RPC_BULK_WIRE : 0;
+        c->in = h->payload + extra;
+        c->in_len = h->payload_len - extra;
+    }
     /* Never let the last posted buffer be pinned by slow handlers: copy. */
     if (r->nposted <= 1 && c->in_len > 0) {
+        const void *src = c->in;
         if (c->in_len <= RPC_INLINE) {
-            memcpy(c->in_inl, h->payload, c->in_len);
+            memcpy(c->in_inl, src, c->in_len);
             c->in = c->in_inl;
         } else if ((c->in_heap = malloc(c->in_len)) != NULL) {
-            memcpy(c->in_heap, h->payload, c->in_len);
+            memcpy(c->in_heap, src, c->in_len);
             c->in = c->in_heap;
         } else {
-            c->in = h->payload;
             c->rbuf = b;
             b->refs++;
         }
         if (c->rbuf == NULL)
             r->st.copied++;
     } else {
-        c->in = h->payload;
         c->rbuf = b;
         b->refs++;
     }
-    p->inflight++;
-    r->st.requests++;
-    r->st.calls_live++;
-    if (hd->flags & ORPC_HANDLER_QUEUED)
-        fifo_push(&r->queued_head, &r->queued_tail, c);
-    else
-        fifo_push(&r->ready_head, &r->ready_tail, c);
+    call_ready(r, c);
 }
 
 void rpc_server_on_bye(orpc_t *r, const rpc_hdr_t *h, cdt_peer_t src)
@@ -216,16 +317,46 @@ RPC_EXPORT int orpc_respond(orpc_call_t *c, int status, const void *out, size_t 
     if (c->bulk_done < c->bulk_issued && rpc_bulk_wait_locked(r, c) == ORPC_EPEER &&
         status == ORPC_OK)
         status = ORPC_EPEER;
-    if (out_len > c->resp_max) {
-        shm_error("orpc_respond: response of %zu bytes exceeds the %zu bytes the caller "
-                  "can receive (SHMEM_RPC_MAX_RESP); answering ORPC_ERANGE", out_len,
-                  c->resp_max);
+    if (c->oneway) {
+        /* A one-way call: nobody waits for an answer. */
+        call_release_input(r, c);
+        rpc_call_free(r, c);
+        rpc_unlock(r);
+        return ORPC_OK;
+    }
+    const void *pay = NULL;
+    uint8_t flags = 0;
+    if (out_len > c->resp_max && c->has_out_desc && out_len <= r->max_arg) {
+        /* Above the eager limit: pushed into the caller's result buffer (cut
+         * to its size, as an eager one is), then the response says how long. */
+        size_t n = out_len < c->out_desc.len ? out_len : (size_t)c->out_desc.len;
+        int prc = rpc_bulk_push_result(r, c, out, n);
+        if (prc == ORPC_OK) {
+            for (int i = 0; i < 8; i++)
+                c->out_inl[i] = (uint8_t)((uint64_t)out_len >> (8 * i));
+            flags = RPC_F_PUSHED;
+            pay = c->out_inl;
+            out_len = 8;
+        } else {
+            status = prc;
+            out_len = 0;
+            rc = prc;
+        }
+    } else if (out_len > c->resp_max) {
+        if (out_len > r->max_arg)
+            shm_error("orpc_respond: response of %zu bytes exceeds SHMEM_RPC_MAX_ARG (%zu); "
+                      "answering ORPC_ERANGE", out_len, r->max_arg);
+        else
+            shm_error("orpc_respond: response of %zu bytes exceeds the %zu bytes the caller "
+                      "can receive eagerly (SHMEM_RPC_MAX_RESP) and the caller's result buffer "
+                      "is no larger; answering ORPC_ERANGE", out_len, c->resp_max);
         status = ORPC_ERANGE;
         out_len = 0;
         rc = ORPC_ERANGE;
     }
-    const void *pay = NULL;
-    if (out_len > 0 && out_len <= RPC_INLINE) {
+    if (flags) {
+        /* the payload is the length, in out_inl */
+    } else if (out_len > 0 && out_len <= RPC_INLINE) {
         memcpy(c->out_inl, out, out_len);
         pay = c->out_inl;
     } else if (out_len > 0) {
@@ -240,7 +371,7 @@ RPC_EXPORT int orpc_respond(orpc_call_t *c, int status, const void *out, size_t 
     }
     /* The arguments may have been the source of the payload: copied now. */
     call_release_input(r, c);
-    rpc_hdr_t h = {.type = RPC_T_RESP, .req_id = c->req_id, .status = status,
+    rpc_hdr_t h = {.type = RPC_T_RESP, .flags = flags, .req_id = c->req_id, .status = status,
                    .payload_len = (uint32_t)out_len};
     memcpy(h.auth, r->auth, RPC_AUTH_LEN);
     size_t hl = rpc_wire_encode(c->hdr, sizeof(c->hdr), &h);

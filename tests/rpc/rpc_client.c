@@ -373,8 +373,12 @@ static void mode_limits(const char *af, const char *kf, size_t ignore_len, size_
     char *big = malloc(cap + 4097);
     t_fill(big, 0, cap + 4097, 7);
     size_t got = 0;
-    CHECK_RC(orpc_call(rpc_g, srv_g, id_echo, big, 4097, NULL, 0, &got, 30000), ORPC_ERANGE,
-             "call of 4097 bytes to a server advertising max_req=4096");
+    /* Above the server's eager limit the server pulls the arguments. */
+    char *back = malloc(4097);
+    CHECK_RC(orpc_call(rpc_g, srv_g, id_echo, big, 4097, back, 4097, &got, 30000), ORPC_OK,
+             "call of 4097 bytes to a server advertising max_req=4096 (pulled)");
+    CHECK(got == 4097 && memcmp(back, big, 4097) == 0, "echo of 4097 pulled bytes differs");
+    free(back);
 
     *opt = '\0'; /* an address of a server that advertises nothing */
     orpc_t *r2;
@@ -411,11 +415,249 @@ static void mode_resp_limit(void)
     CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_FILL), &n, 4, out, sizeof(out), &got, 30000), 0,
              "response of 4096 bytes");
     CHECK(got == n && t_check(out, 0, n, n) < 0, "response of 4096 bytes: wrong payload");
+    /* Above this client's eager limit the server pushes into out... */
     n = 4097;
-    CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_FILL), &n, 4, out, sizeof(out), &got, 30000),
+    memset(out, 0, sizeof(out));
+    CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_FILL), &n, 4, out, sizeof(out), &got, 30000), 0,
+             "response of 4097 bytes (pushed)");
+    CHECK(got == n && t_check(out, 0, n, n) < 0, "pushed response of 4097 bytes: wrong payload");
+    /* ...unless out is within the eager limit too: then it cannot be sent. */
+    CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_FILL), &n, 4, out, 4096, &got, 30000),
              ORPC_ERANGE, "response larger than this client can receive");
     echo_size(8);
     printf("resp_limit: ok\n");
+}
+
+/*
+ * Arguments and results of any size, 0 B .. max: above the eager limits the
+ * library pulls the arguments and pushes the result; handler and caller see
+ * one buffer. The server runs with SHMEM_RPC_MAX_ARG=80M, SHMEM_RPC_ARG_MEM=72M.
+ */
+static void mode_large(size_t max)
+{
+    static const size_t sizes[] = {0, 1, 1024, 65535, 65536, 65537, 200000, 1u << 20,
+                                   (16u << 20) + 3, 64u << 20};
+    char *in = malloc(max + 1), *out = malloc(max + 1);
+    CHECK(in && out, "no memory for %zu bytes", max);
+    size_t got;
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && sizes[i] <= max; i++) {
+        size_t n = sizes[i];
+        /* Argument of n bytes, checked by the handler. */
+        t_fill(in, 0, n, (uint32_t)n);
+        int64_t bad = 7;
+        CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_CHECK), in, n, &bad, sizeof(bad), &got, 60000),
+                 0, "check of a large argument");
+        CHECK(got == 8 && bad == -1, "argument of %zu bytes: handler saw byte %lld wrong", n,
+              (long long)bad);
+        /* Result of n bytes. */
+        uint32_t n32 = (uint32_t)n;
+        memset(out, 0, n + 1);
+        CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_FILL), &n32, 4, out, max, &got, 60000), 0,
+                 "fill (large result)");
+        CHECK(got == n && t_check(out, 0, n, n32) < 0 && out[n] == 0,
+              "result of %zu bytes: got %zu, first bad byte %lld", n, got, t_check(out, 0, n, n32));
+        /* Both at once. */
+        memset(out, 0, n + 1);
+        CHECK_RC(orpc_call(rpc_g, srv_g, id_echo, in, n, out, n, &got, 60000), 0, "echo");
+        CHECK(got == n && memcmp(in, out, n) == 0, "echo of %zu bytes differs", n);
+        printf("large: %zu bytes ok\n", n);
+    }
+    /* A result larger than the caller's buffer is cut to it; the length says so. */
+    uint32_t n32 = 2u << 20;
+    memset(out, 0, (1u << 20) + 1);
+    CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_FILL), &n32, 4, out, 1u << 20, &got, 60000), 0,
+             "result larger than the buffer");
+    CHECK(got == n32 && t_check(out, 0, 1u << 20, n32) < 0 && out[1u << 20] == 0,
+          "cut result: got %zu, or bytes past the buffer written", got);
+    /* Bad sizes: above the server's SHMEM_RPC_MAX_ARG both ways, and above its
+     * SHMEM_RPC_ARG_MEM (bytes of pulled arguments held at once). */
+    if (max >= (80u << 20) + 1) {
+        CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_CHECK), in, (80u << 20) + 1, NULL, 0, &got,
+                           60000), ORPC_ERANGE, "argument above the server's SHMEM_RPC_MAX_ARG");
+        n32 = (80u << 20) + 1;
+        CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_FILL), &n32, 4, out, max, &got, 60000),
+                 ORPC_ERANGE, "result above the server's SHMEM_RPC_MAX_ARG");
+        CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_CHECK), in, 76u << 20, NULL, 0, &got, 60000),
+                 ORPC_EBUSY, "argument above the server's SHMEM_RPC_ARG_MEM");
+    }
+    /* The deadline rule: a call that times out keeps its exposures until
+     * twice its timeout (the server may still use them), then drops them. */
+    orpc_req_t *q;
+    uint32_t ms = 1500;
+    memcpy(in, &ms, 4);
+    CHECK_RC(orpc_icall(rpc_g, srv_g, id_sleep, in, 1u << 20, out, 1u << 20, 400, &q), 0,
+             "icall of a slow handler");
+    CHECK_RC(orpc_wait(q, &got), ORPC_ETIMEDOUT, "slow handler with a large argument");
+    CHECK_RC(orpc_mr_cache_evict(rpc_g, in, 1u << 20), ORPC_EAGAIN,
+             "argument registration dropped before its client deadline");
+    CHECK_RC(orpc_mr_cache_evict(rpc_g, out, 1u << 20), ORPC_EAGAIN,
+             "result registration dropped before its client deadline");
+    orpc_progress(rpc_g, 1200);
+    CHECK_RC(orpc_mr_cache_evict(rpc_g, in, 1u << 20), ORPC_OK,
+             "argument registration kept past its client deadline");
+    CHECK_RC(orpc_mr_cache_evict(rpc_g, out, 1u << 20), ORPC_OK,
+             "result registration kept past its client deadline");
+    /* The server, having slept, finds the result buffer's deadline gone. */
+    struct timespec ts = {1, 500000000L};
+    nanosleep(&ts, NULL);
+    echo_size(100000);
+    free(in);
+    free(out);
+    printf("large: ok\n");
+}
+
+/* A client with the wrong key: a large argument is never pulled. */
+static void mode_large_noauth(void)
+{
+    char *in = calloc(1, 1u << 20);
+    size_t got;
+    CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_CHECK), in, 1u << 20, NULL, 0, &got, 800),
+             ORPC_ETIMEDOUT, "large argument with the wrong key");
+    free(in);
+    printf("large_noauth: ok\n");
+}
+
+/* This process with SHMEM_RPC_MAX_ARG=1M: a larger call is refused here. */
+static void mode_large_local(void)
+{
+    char *in = calloc(1, (1u << 20) + 1);
+    size_t got;
+    CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_CHECK), in, (1u << 20) + 1, NULL, 0, &got, 5000),
+             ORPC_ERANGE, "argument above this process's SHMEM_RPC_MAX_ARG");
+    free(in);
+    printf("large_local: ok\n");
+}
+
+/* One-way calls: handlers run, nothing answers; the arguments are free at return. */
+static void mode_oneway(void)
+{
+    uint64_t id = orpc_id(T_NOTE), sum = 0;
+    for (uint64_t i = 1; i <= 200; i++) {
+        CHECK_RC(orpc_send(rpc_g, srv_g, id, &i, 8), 0, "orpc_send");
+        sum += i;
+    }
+    char *big = calloc(1, 1u << 20);
+    CHECK_RC(orpc_send(rpc_g, srv_g, id, big, 1u << 20), ORPC_ERANGE,
+             "one-way call above the eager limit");
+    free(big);
+    uint64_t out[2] = {0, 0};
+    size_t got;
+    for (int tries = 0; tries < 500 && out[0] < 200; tries++) {
+        CHECK_RC(orpc_call(rpc_g, srv_g, orpc_id(T_NOTES), NULL, 0, out, sizeof(out), &got, 5000),
+                 0, "notes");
+        if (out[0] < 200) {
+            struct timespec ts = {0, 10000000L};
+            nanosleep(&ts, NULL);
+        }
+    }
+    CHECK(out[0] == 200 && out[1] == sum, "server saw %llu notes summing to %llu, sent 200 / %llu",
+          (unsigned long long)out[0], (unsigned long long)out[1], (unsigned long long)sum);
+    orpc_stats_t st;
+    orpc_stats(rpc_g, &st);
+    CHECK(st.late_responses == 0, "%llu answers came for one-way calls",
+          (unsigned long long)st.late_responses);
+    printf("oneway: ok\n");
+}
+
+/* Cancel: the handle goes at once; the late answer is dropped; the deadline
+ * rule keeps a cancelled call's own exposures until twice its timeout. */
+static void mode_cancel(void)
+{
+    uint32_t ms = 600;
+    orpc_req_t *q;
+    size_t got;
+    CHECK_RC(orpc_icall(rpc_g, srv_g, id_sleep, &ms, 4, NULL, 0, 5000, &q), 0, "icall");
+    CHECK_RC(orpc_cancel(q), 0, "orpc_cancel");
+    echo_size(16); /* the next call is not disturbed */
+    /* A cancelled large call: its argument stays registered until 2 x timeout. */
+    char *in = calloc(1, 1u << 20);
+    memcpy(in, &ms, 4);
+    CHECK_RC(orpc_icall(rpc_g, srv_g, id_sleep, in, 1u << 20, NULL, 0, 300, &q), 0, "icall large");
+    CHECK_RC(orpc_cancel(q), 0, "orpc_cancel of a large call");
+    CHECK_RC(orpc_mr_cache_evict(rpc_g, in, 1u << 20), ORPC_EAGAIN,
+             "cancelled call's registration dropped before its client deadline");
+    orpc_progress(rpc_g, 900);
+    CHECK_RC(orpc_mr_cache_evict(rpc_g, in, 1u << 20), ORPC_OK,
+             "cancelled call's registration kept past its client deadline");
+    free(in);
+    struct timespec ts = {0, 700000000L};
+    nanosleep(&ts, NULL);
+    orpc_progress(rpc_g, 100);
+    echo_size(16);
+    orpc_stats_t st;
+    orpc_stats(rpc_g, &st);
+    CHECK(st.late_responses >= 1, "late answers of cancelled calls not dropped/counted");
+    CHECK_RC(orpc_cancel(NULL), ORPC_EINVAL, "orpc_cancel(NULL)");
+    (void)got;
+    printf("cancel: ok\n");
+}
+
+/*
+ * A client that computes: it exposes a buffer, sends the call and then
+ * computes without calling the library. With the instance's progress thread
+ * the server's pull (which on tcp;ofi_rxm needs this process's progress) and
+ * the answer complete meanwhile: the first orpc_test after the computation
+ * finds the call done. Also a large argument (two-phase) the same way.
+ */
+static void mode_compute(const char *af, const char *kf, int thread)
+{
+    char addr[ORPC_ADDR_STRLEN], key[300];
+    read_line(af, addr, sizeof(addr));
+    snprintf(key, sizeof(key), "@%s", kf);
+    orpc_opts_t o;
+    orpc_opts_init(&o);
+    o.progress_thread = thread;
+    orpc_t *r;
+    orpc_peer_t *p;
+    CHECK_RC(orpc_open(&o, &r), 0, "orpc_open with a progress thread");
+    CHECK_RC(orpc_lookup(r, addr, key, &p), 0, "orpc_lookup");
+    size_t len = 8u << 20;
+    char *buf = malloc(len);
+    t_fill(buf, 0, len, 99);
+    for (int round = 0; round < 2; round++) {
+        orpc_bulk_t *b = NULL;
+        unsigned char a[ORPC_BULK_DESC_SIZE + 20];
+        int64_t w = -1;
+        orpc_req_t *q;
+        if (round == 0) {
+            orpc_enc_t e;
+            orpc_enc_init(&e, a, sizeof(a));
+            CHECK_RC(orpc_bulk_expose(r, buf, len, ORPC_BULK_READ, -1, &b), 0, "expose");
+            CHECK_RC(orpc_bulk_encode(b, p, orpc_enc_reserve(&e, ORPC_BULK_DESC_SIZE)), 0,
+                     "encode");
+            orpc_enc_u64(&e, 0);
+            orpc_enc_u64(&e, len);
+            orpc_enc_u32(&e, 99);
+            CHECK_RC(orpc_icall(r, p, id_pull, a, e.pos, &w, sizeof(w), 30000, &q), 0, "icall");
+        } else {
+            t_fill(buf, 0, len, (uint32_t)len);
+            CHECK_RC(orpc_icall(r, p, orpc_id(T_CHECK), buf, len, &w, sizeof(w), 30000, &q), 0,
+                     "icall of a large argument");
+        }
+        /* Compute for 1.5 s without touching the library. */
+        volatile uint64_t x = 1;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do {
+            for (int i = 0; i < 100000; i++)
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+        } while ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 1500);
+        size_t got;
+        int rc = orpc_test(q, &got);
+        CHECK(rc != ORPC_EAGAIN, "round %d: the call did not complete while this client computed "
+              "(progress thread %d)", round, thread);
+        if (rc == ORPC_EAGAIN)
+            rc = orpc_wait(q, &got);
+        CHECK_RC(rc, 0, "call while computing");
+        CHECK(w == -1, "round %d: server saw byte %lld wrong", round, (long long)w);
+        if (b)
+            orpc_bulk_release(b);
+    }
+    free(buf);
+    orpc_peer_release(p);
+    orpc_close(r);
+    printf("compute: ok\n");
 }
 
 static void mode_stats(void)
@@ -434,6 +676,7 @@ static void mode_stats(void)
 #define P(f) printf(#f "=%llu\n", (unsigned long long)st.f)
     P(requests); P(responses); P(rejected_auth); P(malformed); P(oversized); P(truncated);
     P(no_handler); P(busy); P(copied); P(reposts); P(bulk_refused); P(bulk_errors);
+    P(bulk_bytes);
     P(peers_live); P(peers_reclaimed); P(calls_live);
 #undef P
 }
@@ -447,6 +690,10 @@ int main(int argc, char **argv)
     const char *mode = argv[3];
     int n = argc > 4 ? atoi(argv[4]) : 8;
     ids();
+    if (strcmp(mode, "compute") == 0) {
+        mode_compute(argv[1], argv[2], n);
+        return 0;
+    }
     if (strcmp(mode, "churn") == 0) {
         mode_churn(argv[1], argv[2], n);
         return 0;
@@ -467,6 +714,16 @@ int main(int argc, char **argv)
     else if (strcmp(mode, "limits") == 0)
         mode_limits(argv[1], argv[2], argc > 4 ? strtoull(argv[4], NULL, 0) : 100000,
                     argc > 5 ? strtoull(argv[5], NULL, 0) : 0);
+    else if (strcmp(mode, "large") == 0)
+        mode_large(argc > 4 ? strtoull(argv[4], NULL, 0) : (80u << 20) + 1);
+    else if (strcmp(mode, "oneway") == 0)
+        mode_oneway();
+    else if (strcmp(mode, "cancel") == 0)
+        mode_cancel();
+    else if (strcmp(mode, "large_noauth") == 0)
+        mode_large_noauth();
+    else if (strcmp(mode, "large_local") == 0)
+        mode_large_local();
     else if (strcmp(mode, "resp_limit") == 0)
         mode_resp_limit();
     else if (strcmp(mode, "stop") == 0) {

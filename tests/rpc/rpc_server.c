@@ -18,7 +18,7 @@
 static volatile sig_atomic_t stop_g;
 static orpc_call_t *deferred_g;
 static char *scratch_g;
-#define SCRATCH (16u << 20)
+#define SCRATCH (64u << 20)
 
 static void on_term(int sig)
 {
@@ -40,12 +40,47 @@ static void h_fill(orpc_call_t *c, const void *in, size_t n, void *arg)
     orpc_dec_t d;
     orpc_dec_init(&d, in, n);
     uint32_t len = orpc_dec_u32(&d);
-    if (d.err || len > SCRATCH) {
+    if (d.err || len > 4 * SCRATCH) {
         orpc_respond(c, ORPC_EPROTO, NULL, 0);
         return;
     }
-    t_fill(scratch_g, 0, len, len);
-    orpc_respond(c, 0, scratch_g, len);
+    char *buf = len > SCRATCH ? malloc(len) : scratch_g; /* results above the limits */
+    if (buf == NULL) {
+        orpc_respond(c, ORPC_ENOMEM, NULL, 0);
+        return;
+    }
+    t_fill(buf, 0, len, len);
+    orpc_respond(c, 0, buf, len);
+    if (buf != scratch_g)
+        free(buf);
+}
+
+static void h_check(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    int64_t bad = t_check(in, 0, n, (uint32_t)n);
+    orpc_respond(c, 0, &bad, sizeof(bad));
+}
+
+static uint64_t notes_g, note_sum_g;
+static void h_note(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    uint64_t v = 0;
+    if (n == 8)
+        memcpy(&v, in, 8);
+    notes_g++;
+    note_sum_g += v;
+    orpc_respond(c, 0, "ignored", 7); /* a one-way call: nothing is sent */
+}
+
+static void h_notes(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    (void)in;
+    (void)n;
+    uint64_t out[2] = {notes_g, note_sum_g};
+    orpc_respond(c, 0, out, sizeof(out));
 }
 
 static void h_status(orpc_call_t *c, const void *in, size_t n, void *arg)
@@ -292,6 +327,9 @@ int main(int argc, char **argv)
     orpc_register(rpc, T_QUEUED, h_queued, NULL, ORPC_HANDLER_QUEUED, NULL);
     orpc_register(rpc, T_DEFER, h_defer, NULL, 0, NULL);
     orpc_register(rpc, T_STATS, h_stats, NULL, 0, NULL);
+    orpc_register(rpc, T_CHECK, h_check, NULL, 0, NULL);
+    orpc_register(rpc, T_NOTE, h_note, NULL, 0, NULL);
+    orpc_register(rpc, T_NOTES, h_notes, NULL, 0, NULL);
     orpc_register(rpc, T_STOP, h_stop, NULL, 0, NULL);
     orpc_register(rpc, T_PULL_DIE, h_bulk_die, NULL, 0, NULL);
     orpc_register(rpc, T_HOLD, h_hold, NULL, 0, NULL);

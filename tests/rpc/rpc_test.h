@@ -19,6 +19,9 @@
 #define T_QUEUED "test.queued"   /* queued handler: echoes */
 #define T_DEFER "test.defer"     /* responds on a later progress call */
 #define T_FILL "test.fill"       /* args: u32 n; responds with n pattern bytes (seed n) */
+#define T_CHECK "test.check"     /* args: n pattern bytes (seed n); responds i64 first bad or -1 */
+#define T_NOTE "test.note"       /* one-way: args u64 v; adds v to a sum (its orpc_respond sends nothing) */
+#define T_NOTES "test.notes"     /* responds with u64 count, u64 sum of the notes so far */
 #define T_STATS "test.stats"     /* responds with the server's orpc_stats_t */
 #define T_STOP "test.stop"
 /* args: desc: starts pulling (PULL_DIE) or pushing (PUSH_DIE) the whole

@@ -10,13 +10,13 @@ SC=$3
 source "$(dirname "$0")/procs.sh"
 procs_setup "$PROV" orpc-test
 
-fail() { echo "FAIL [$PROV/$SC]: $*"; [ -f "$W/server.log" ] && tail -5 "$W/server.log"; exit 1; }
+fail() { echo "FAIL [$PROV/$SC]: $*"; [ -f "$W/server.log" ] && tail -${FAIL_LOG_LINES:-5} "$W/server.log"; exit 1; }
 
 # start_server NAME [server options...]: sets SRV_PID; address in $W/NAME.addr
 start_server() {
   local name=$1; shift
   rm -f "$W/$name.addr"
-  "$BIN/rpc_server" -a "$W/$name.addr" -k "$W/$name.key" -p "$PROVIDER" "$@" \
+  FI_OFI_RXM_USE_SRX=0 "$BIN/rpc_server" -a "$W/$name.addr" -k "$W/$name.key" -p "$PROVIDER" "$@" \
       >"$W/server.log" 2>&1 &
   SRV_PID=$!
   PIDS+=("$SRV_PID")
@@ -163,6 +163,41 @@ limits)
     [ "$(get truncated)" -ge 1 ] || fail "cut request not counted"
   fi
   stop_server
+  ;;
+large)
+  # Arguments and results of any size (0 B .. 64 MiB each way): above the
+  # eager limits the server pulls the arguments and pushes the result. Bad
+  # sizes (above SHMEM_RPC_MAX_ARG here or there, above SHMEM_RPC_ARG_MEM),
+  # the deadline rule and auth still hold.
+  SHMEM_RPC_MAX_ARG=80M SHMEM_RPC_ARG_MEM=72M start_server srv
+  client large || fail "large"
+  SHMEM_RPC_MAX_ARG=1M client large_local || fail "large_local"
+  bytes=$(stat_of bulk_bytes)
+  rej=$(stat_of rejected_auth)
+  echo 00112233445566778899aabbccddeeff >"$W/other.key"; chmod 600 "$W/other.key"
+  timeout 30 "$BIN/rpc_client" "$W/srv.addr" "$W/other.key" large_noauth || fail "large_noauth"
+  [ "$(stat_of bulk_bytes)" = "$bytes" ] || fail "a request with the wrong key was pulled"
+  [ "$(stat_of rejected_auth)" -gt "$rej" ] || fail "wrong key not counted"
+  [ "$(stat_of calls_live)" -le 1 ] || fail "calls left live"
+  stop_server
+  # One buffer per request: the same shapes up to 1 MiB (shm only: time).
+  if [ "$PROV" = shm ]; then
+    start_server srv -m 0
+    client large 1048576 || fail "large (one buffer per request)"
+    stop_server
+  fi
+  ;;
+calls)
+  # One-way calls and cancel, both receive modes.
+  for mode in 1 0; do
+    start_server srv -m $mode
+    client oneway || fail "oneway (multi-recv $mode)"
+    client cancel || fail "cancel (multi-recv $mode)"
+    # A client that computes while the server pulls (its progress thread moves the data).
+    client compute 1 || fail "compute (multi-recv $mode)"
+    [ "$(stat_of calls_live)" -le 1 ] || fail "calls left live"
+    stop_server
+  done
   ;;
 *) echo "unknown scenario $SC"; exit 2 ;;
 esac

@@ -9,10 +9,22 @@
 //            traffic: the library finalizes them, the job succeeds.
 // For barrier and wait the job must end (EXPECT_FAILURE) with PE 1's status,
 // oshrun naming PE 1 "before shmem_finalize"; before the fix the exiting PE
-// ran the collective finalize from its exit handler and the job hung.
+// ran the collective finalize from its exit handler and the job hung. The
+// exiting PE prints death_epoch_ms: expect_failure.sh then also checks that
+// the job ended within DEATH_MAX_MS (2 s) of it, whatever the start-up took.
+#include <time.h>
+
 #include "pe_check.h"
 
 static long flag;
+
+static void say_death(const char *what)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    fprintf(stderr, "PE 1: %s death_epoch_ms=%lld\n", what,
+            (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
 static long data[16];
 
 int main(int argc, char **argv)
@@ -24,7 +36,7 @@ int main(int argc, char **argv)
 
     if (strcmp(mode, "barrier") == 0) {
         if (pe_me_g == 1) {
-            fprintf(stderr, "PE 1: exit(3) without shmem_finalize\n");
+            say_death("exit(3) without shmem_finalize");
             exit(3);
         }
         pe_step("barrier_all with PE 1 gone (the job must end)");
@@ -34,7 +46,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "wait") == 0) {
         if (pe_me_g == 1) {
-            fprintf(stderr, "PE 1: return 4 from main without shmem_finalize\n");
+            say_death("return 4 from main without shmem_finalize");
             return 4;
         }
         pe_step("wait_until for a flag PE 1 never sets (the job must end)");

@@ -239,6 +239,15 @@ SHM_AMO_BITWISE_GENERIC_TYPES(SHM_CXX_AMO_BITWISE)
                      int cmp, const T *cmp_values),                            \
                     (SHM_CXX_P2P_IV_(T), nelems, indices, status, cmp, cmp_values))
 SHM_P2P_GENERIC_TYPES(SHM_CXX_P2P)
+/* short and unsigned short: deprecated, and only for wait_until and test,
+ * as the C11 generics of <ofishmem/generics.h> take them. */
+#define SHM_CXX_P2P_DEPRECATED(T, N)                                           \
+    SHM_CXX_P2P_FN_(void, T, N, wait_until, (volatile T * ivars, int cmp, T cmp_value), \
+                    (SHM_CXX_P2P_IV_(T), cmp, cmp_value))                         \
+    SHM_CXX_P2P_FN_(int, T, N, test, (volatile T * ivars, int cmp, T cmp_value), \
+                    (SHM_CXX_P2P_IV_(T), cmp, cmp_value))
+SHM_P2P_DEPRECATED_ONLY_GENERIC_TYPES(SHM_CXX_P2P_DEPRECATED)
+#undef SHM_CXX_P2P_DEPRECATED
 #undef SHM_CXX_P2P
 #undef SHM_CXX_P2P_IV_
 #undef SHM_CXX_P2P_FN_

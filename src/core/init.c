@@ -240,14 +240,38 @@ static void signals_restore_defaults(void)
     }
 }
 
-static void at_exit_finalize(void)
+/*
+ * A program that returns from main (or calls exit) without shmem_finalize.
+ * With status 0 it is finalized here, collectively, as if it had called it.
+ * Any other status is a failure, often on one PE only (an error path calling
+ * exit(1)): the collective finalize would then wait for PEs that are in a
+ * barrier or waiting for data this PE will never send, and the job would
+ * hang. So the PE leaves unfinalized, and the launcher, seeing a PE gone
+ * before shmem_finalize, ends the job with its status (oshrun does; Slurm and
+ * mpirun end a job whose task fails). Without on_exit (not glibc) the status
+ * is unknown and every exit finalizes.
+ */
+static void at_exit_finalize(int status, void *arg)
 {
-    /* A program that returns from main without shmem_finalize is finalized. */
-    if (shm_state_g.run_state == SHM_STATE_RUNNING) {
-        init_depth = 1;
-        shm_core_finalize();
+    (void)arg;
+    if (shm_state_g.run_state != SHM_STATE_RUNNING)
+        return;
+    if (status != 0) {
+        SHM_INFO(INIT, "exit status %d before shmem_finalize: leaving without the collective "
+                       "finalize (the launcher ends the job)",
+                 status);
+        return;
     }
+    init_depth = 1;
+    shm_core_finalize();
 }
+
+#if !defined(__GLIBC__)
+static void at_exit_finalize_nostatus(void)
+{
+    at_exit_finalize(0, NULL);
+}
+#endif
 
 /* 1.6: init calls nest; the library ends with the matching last finalize (init_depth). */
 
@@ -358,8 +382,13 @@ void shm_core_init(int requested)
         fflush(stdout);
     }
     static int registered;
-    if (!registered && atexit(at_exit_finalize) == 0)
+#if defined(__GLIBC__)
+    if (!registered && on_exit(at_exit_finalize, NULL) == 0)
         registered = 1;
+#else
+    if (!registered && atexit(at_exit_finalize_nostatus) == 0)
+        registered = 1;
+#endif
     /* Every PE's memory is registered and every address known before anyone returns. */
     if ((st = shm_rt_barrier()) != SHM_OK)
         shm_fatal("init barrier failed: %s", shm_status_str(st));

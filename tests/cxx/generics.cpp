@@ -364,6 +364,24 @@ template <class T> void amo_bitwise(const char *tn)
     shmem_free(x);
 }
 
+// ---- wait_until / test on short and unsigned short (deprecated, as in C) -------
+// The comparison value is a plain int literal, as C programs write it: the
+// overload for T must still be chosen (T * decides, the int converts).
+template <class T> void wait_test_deprecated(const char *tn)
+{
+    T *iv = sym<T>(1);
+    shmem_barrier_all();
+    set_step("wait/test (deprecated type) %s", tn);
+    expect_eq(shmem_test(iv, SHMEM_CMP_NE, 0), 0, "test (not yet)", tn);
+    shmem_barrier_all();
+    shmem_p(iv, T(me + 1), right);
+    shmem_wait_until(iv, SHMEM_CMP_NE, 0);
+    expect_eq(*iv, T(left + 1), "wait_until value", tn);
+    expect_eq(shmem_test(iv, SHMEM_CMP_EQ, left + 1), 1, "test", tn);
+    shmem_barrier_all();
+    shmem_free(iv);
+}
+
 // ---- wait / test, single and on sets ------------------------------------------
 template <class T> void wait_test(const char *tn)
 {
@@ -640,6 +658,8 @@ int main()
     wait_test<int32_t>("int32_t");
     wait_test<uint64_t>("uint64_t");
     wait_test<size_t>("size_t");
+    wait_test_deprecated<short>("short");
+    wait_test_deprecated<unsigned short>("unsigned short");
 
     coll_rma<int>("int");
     coll_rma<double>("double");

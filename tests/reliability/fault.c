@@ -131,7 +131,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "return3") == 0) {
         if (pe_me_g == victim) {
             fprintf(stderr, "PE %d: returning 3 from main without shmem_finalize\n", pe_me_g);
-            return 3; // the library's exit handler finalizes (it meets the finalize below)
+            return 3; // not finalized at exit (status 3): oshrun ends the job
         }
         pe_step("finalize while PE %d returns 3 without shmem_finalize", victim);
         shmem_finalize();

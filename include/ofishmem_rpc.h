@@ -288,6 +288,7 @@ typedef struct {
     uint64_t mr_cache_hits;
     uint64_t mr_cache_misses;
     uint64_t mr_live;        /**< registrations held now (cache included) */
+    uint64_t samehost_live;  /**< same-host connections now (shared-memory queues) */
 } orpc_stats_t;
 
 ORPC_API int orpc_stats(orpc_t *rpc, orpc_stats_t *stats);

@@ -94,6 +94,10 @@ RPC_EXPORT int orpc_lookup(orpc_t *r, const char *addr, const char *auth, orpc_p
     p->refs++;
     p->bye = 0;
     p->failed = 0;
+    p->sq_gone = 0;
+    /* Same host: the server's queues, when its address offers them. */
+    if (r->sq && p->sq == NULL && (p->sq = rpc_sq_connect(r, addr, p->max_req)) != NULL)
+        p->sq->peer = p;
     rpc_unlock(r);
     *peer_p = p;
     return ORPC_OK;
@@ -241,6 +245,8 @@ RPC_EXPORT int orpc_test(orpc_req_t *q, size_t *out_len_p)
         rc = req_timeout(r, q);
     else
         rc = ORPC_EAGAIN;
+    if (rc == ORPC_EAGAIN && r->sq)
+        rpc_sq_check(r); /* a dead same-host server fails the call now */
     rpc_unlock(r);
     return rc;
 }
@@ -268,11 +274,14 @@ RPC_EXPORT int orpc_wait(orpc_req_t *q, size_t *out_len_p)
             rpc_unlock(r);
             return rc;
         }
+        /* Asleep, wake when its server answers (without a progress thread,
+         * nobody else frees the connection meanwhile). */
+        rpc_sq_conn_t *c = r->locking ? NULL : q->peer->sq;
         rpc_unlock(r);
         if (n)
             rpc_idle_reset(&idle);
         else
-            rpc_idle(&idle);
+            rpc_idle_on(&idle, r, c);
     }
 }
 

@@ -127,25 +127,33 @@ void rpc_server_on_req(orpc_t *r, rpc_rbuf_t *b, const rpc_hdr_t *h, cdt_peer_t 
     c->bulk_issued = c->bulk_done = c->bulk_deadline = 0;
     c->zombie = 0;
     c->rbuf = NULL;
-    /* Never let the last posted buffer be pinned by slow handlers: copy. */
-    if (r->nposted <= 1 && c->in_len > 0) {
+    /* Never let the last posted buffer be pinned by slow handlers: copy.
+     * (From a same-host queue, b is NULL: always copied.) */
+    if ((b == NULL || r->nposted <= 1) && c->in_len > 0) {
         if (c->in_len <= RPC_INLINE) {
             memcpy(c->in_inl, h->payload, c->in_len);
             c->in = c->in_inl;
         } else if ((c->in_heap = malloc(c->in_len)) != NULL) {
             memcpy(c->in_heap, h->payload, c->in_len);
             c->in = c->in_heap;
-        } else {
+        } else if (b) {
             c->in = h->payload;
             c->rbuf = b;
             b->refs++;
+        } else {
+            c->state = RPC_CALL_FREE;
+            c->next = r->call_free;
+            r->call_free = c;
+            rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, ORPC_ENOMEM, r->auth);
+            return;
         }
-        if (c->rbuf == NULL)
+        if (c->rbuf == NULL && b)
             r->st.copied++;
     } else {
         c->in = h->payload;
         c->rbuf = b;
-        b->refs++;
+        if (b)
+            b->refs++;
     }
     p->inflight++;
     r->st.requests++;

@@ -149,6 +149,7 @@ struct orpc {
     rpc_sq_conn_t *sq_from; /* the connection the message being handled came through */
     void **sq_sent;       /* sends the rings took, their completions not yet handled */
     int sq_nsent;
+    unsigned sq_tick, sweep_tick; /* provider polls skipped; progress calls since a sweep */
     int listen, multi_recv, mr_cache_on, use_thread;
     char prov[64];
     uint8_t self_addr[RPC_ADDR_MAX];

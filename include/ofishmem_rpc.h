@@ -23,6 +23,12 @@
  * `progress_thread`); handlers registered with ORPC_HANDLER_QUEUED are
  * instead handed to the application through orpc_run_queued.
  *
+ * Same host: a client on the server's host (its address ends with
+ * "/sq=HOST.NAME") sends calls and gets responses through shared-memory
+ * queues, and the server's bulk transfers are process_vm_readv/writev,
+ * instead of the provider; SHMEM_RPC_SAME_HOST=0 on either side turns that
+ * off (docs/DATA_SERVICES.md).
+ *
  * Configuration comes from SHMEM_RPC_* environment variables (docs/ENV.md);
  * the fields of orpc_opts_t override them.
  *
@@ -318,6 +324,7 @@ typedef struct {
     uint64_t mr_cache_hits;
     uint64_t mr_cache_misses;
     uint64_t mr_live;        /**< registrations held now (cache included) */
+    uint64_t samehost_live;  /**< same-host connections now (shared-memory queues) */
 } orpc_stats_t;
 
 ORPC_API int orpc_stats(orpc_t *rpc, orpc_stats_t *stats);

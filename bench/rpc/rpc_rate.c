@@ -11,6 +11,10 @@
  * (server orpc_progress(0), clients orpc_test) instead of idling politely:
  * the setting to compare with Mercury's perf programs run with -b.
  * -m runs one receive mode only (mr: multi-recv, 1b: one buffer per request).
+ * --transport compares instead the same-host queues (SHMEM_RPC_SAME_HOST=1)
+ * with the provider (SHMEM_RPC_SAME_HOST=0), both receiving into multi-recv
+ * buffers: with -c 1 and -w 1 / -w 16, the "1 / 16 in flight" rows of
+ * Mercury's hg_rate.
  * Every process is forked from this one before it touches libfabric. The
  * two modes alternate, ROUNDS times per client count; the table shows the
  * medians and the median of the per-round ratios (this machine is noisy).
@@ -53,6 +57,17 @@ static void h_echo(orpc_call_t *c, const void *in, size_t n, void *arg)
 
 /* --pin: the server alone on CPU 0, the clients on the other CPUs. */
 static int pin_g;
+/* --transport: mode 1 is the same-host queues, mode 0 the provider. */
+static int transport_g;
+
+/* In a forked child, before it reads the environment (at its orpc_open). */
+static int child_mode(int multi)
+{
+    if (!transport_g)
+        return multi;
+    setenv("SHMEM_RPC_SAME_HOST", multi ? "1" : "0", 1);
+    return 1;
+}
 static void pin_to(int cpu)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -181,7 +196,7 @@ static double run(const char *prov, int multi, int n, double secs, int window, s
     if (srv == 0) {
         if (pin_g)
             pin_to(0);
-        _exit(server_main(prov, multi, af, kf));
+        _exit(server_main(prov, child_mode(multi), af, kf));
     }
     for (int i = 0; i < 400 && access(af, R_OK) != 0; i++)
         usleep(10000);
@@ -195,6 +210,7 @@ static double run(const char *prov, int multi, int n, double secs, int window, s
         cl[i] = fork();
         if (cl[i] == 0) {
             close(fds[0]);
+            child_mode(multi);
             if (pin_g)
                 pin_to(-1);
             _exit(client_main(af, kf, start, secs, window, size, fds[1]));
@@ -256,6 +272,8 @@ int main(int argc, char **argv)
             rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--pin"))
             pin_g = 1;
+        else if (!strcmp(argv[i], "--transport"))
+            transport_g = 1;
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
             csv = argv[++i];
         else if (!strcmp(argv[i], "-b"))
@@ -266,7 +284,7 @@ int main(int argc, char **argv)
             modes = 2, i++;
         else {
             fprintf(stderr, "usage: %s [-p PROV] [-t SECONDS] [-w WINDOW] [-s BYTES] "
-                            "[-c 1,2,4,8,16] [-r ROUNDS] [--pin] [--csv FILE] [-b] [-m mr|1b]\n", argv[0]);
+                            "[-c 1,2,4,8,16] [-r ROUNDS] [--pin] [--transport] [--csv FILE] [-b] [-m mr|1b]\n", argv[0]);
             return 2;
         }
     }
@@ -280,9 +298,15 @@ int main(int argc, char **argv)
     printf("# rpc_rate: provider %s, %zu-byte echo, window %d per client, %.1f s per point, "
            "median of %d alternating rounds%s\n", prov, size, window, secs, rounds,
            busy_g ? ", busy polling" : "");
-    printf("%-8s %16s %16s %7s %15s %15s %15s\n", "clients", "multi-recv (/s)",
-           "one-buffer (/s)", "ratio", "srv CPU us/req", "reposts/req mr", "reposts/req 1b");
-    printf("%-8s %16s %16s %7s %15s\n", "", "", "", "", "(mr / 1b)");
+    if (transport_g) {
+        printf("%-8s %16s %16s %7s %15s %15s %15s\n", "clients", "same-host (/s)",
+               "provider (/s)", "ratio", "srv CPU us/req", "reposts/req sq", "reposts/req pv");
+        printf("%-8s %16s %16s %7s %15s\n", "", "", "", "", "(sq / pv)");
+    } else {
+        printf("%-8s %16s %16s %7s %15s %15s %15s\n", "clients", "multi-recv (/s)",
+               "one-buffer (/s)", "ratio", "srv CPU us/req", "reposts/req mr", "reposts/req 1b");
+        printf("%-8s %16s %16s %7s %15s\n", "", "", "", "", "(mr / 1b)");
+    }
     FILE *cf = csv ? fopen(csv, "a") : NULL;
     for (int i = 0; i < nc; i++) {
         double rm = 0, rc = 0, mv[BENCH_MAX_REPS], cv[BENCH_MAX_REPS], qv[BENCH_MAX_REPS];
@@ -308,7 +332,8 @@ int main(int argc, char **argv)
         printf("%-8d %16.0f %16.0f %7.2f %15s %15.5f %15.5f\n", counts[i], m, c, q, cpu, rm, rc);
         fflush(stdout);
         if (cf)
-            fprintf(cf, "rpc_rate,%s,%d,%.0f,%.0f\n", prov, counts[i], m, c);
+            fprintf(cf, "rpc_rate%s,%s,%d,%.0f,%.0f\n", transport_g ? "_transport" : "", prov,
+                    counts[i], m, c);
     }
     if (cf)
         fclose(cf);

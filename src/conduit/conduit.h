@@ -117,6 +117,12 @@ shm_status_t cdt_msg_open(const cdt_msg_cfg_t *cfg, cdt_msg_ep_t **ep_p);
 void cdt_msg_close(cdt_msg_ep_t *ep);
 /** Provider name, e.g. "shm". */
 const char *cdt_msg_provider(const cdt_msg_ep_t *ep);
+/**
+ * A same-host peer process has exited (the caller knows it from a pidfd):
+ * removes what the provider keeps in the filesystem for it and a killed
+ * process cannot remove itself (shm 1.17: /dev/shm/<pid>:...).
+ */
+void cdt_msg_sweep_dead(const cdt_msg_ep_t *ep, int pid);
 /** Nonzero when the endpoint shares the running PE's domain. */
 int cdt_msg_in_pe_domain(const cdt_msg_ep_t *ep);
 /** Raw endpoint name (at most CDT_ADDR_MAX bytes). */

@@ -8,7 +8,8 @@
  * Nothing is named in /dev/shm: a memfd has no name, is not limited by the
  * size of /dev/shm (only by memory and swap) and vanishes with the last
  * process that maps it, killed or not. Its descriptor reaches the peers over
- * a Unix socket in the abstract namespace (no file either) with SCM_RIGHTS;
+ * a Unix socket in the abstract namespace (no file either) with SCM_RIGHTS
+ * (core/unixsock.c, shared with the RPC same-host transport);
  * pidfd_getfd or /proc/PID/fd would need ptrace rights that hardened hosts
  * refuse. Each PE listens before the init exchange and publishes a random
  * token through it; after the exchange (a fence: every peer listens) each PE
@@ -36,6 +37,7 @@
 
 #include "core/env.h"
 #include "core/log.h"
+#include "core/unixsock.h"
 #include "heap/heap.h"
 #include "runtime/rt.h"
 
@@ -144,28 +146,15 @@ static socklen_t sock_name(struct sockaddr_un *sa, const char *nspace, int rank)
     uint64_t h = 1469598103934665603ull; /* FNV-1a: namespaces may be long */
     for (const char *p = nspace; *p; p++)
         h = (h ^ (uint8_t)*p) * 1099511628211ull;
-    memset(sa, 0, sizeof(*sa));
-    sa->sun_family = AF_UNIX;
-    int n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1, "ofishmem.%016" PRIx64 ".%d", h,
-                     rank);
-    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-}
-
-static void sock_timeouts(int fd)
-{
-    struct timeval tv = {.tv_sec = DIRECT_IO_TIMEOUT_S};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    return shm_unix_abstract(sa, "ofishmem.%016" PRIx64 ".%d", h, rank);
 }
 
 /* One request: same user, right token, then our descriptors. */
 static void serve_one(int c)
 {
-    struct ucred cred;
-    socklen_t cl = sizeof(cred);
     direct_req_t req;
-    sock_timeouts(c);
-    if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0 || cred.uid != geteuid())
+    shm_unix_timeouts(c, DIRECT_IO_TIMEOUT_S);
+    if (!shm_unix_peer_same_user(c, NULL))
         return;
     if (recv(c, &req, sizeof(req), MSG_WAITALL) != (ssize_t)sizeof(req) ||
         req.magic != DIRECT_MAGIC || memcmp(req.token, own_pub.token, sizeof(req.token)) != 0)
@@ -180,23 +169,7 @@ static void serve_one(int c)
         h.len[s] = own[s].len;
         fds[h.nfds++] = own[s].fd;
     }
-    union {
-        struct cmsghdr align;
-        char buf[CMSG_SPACE(sizeof(fds))];
-    } cm;
-    memset(&cm, 0, sizeof(cm));
-    struct iovec iov = {.iov_base = &h, .iov_len = sizeof(h)};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-    if (h.nfds > 0) {
-        msg.msg_control = cm.buf;
-        msg.msg_controllen = CMSG_SPACE(h.nfds * sizeof(int));
-        struct cmsghdr *ch = CMSG_FIRSTHDR(&msg);
-        ch->cmsg_level = SOL_SOCKET;
-        ch->cmsg_type = SCM_RIGHTS;
-        ch->cmsg_len = CMSG_LEN(h.nfds * sizeof(int));
-        memcpy(CMSG_DATA(ch), fds, h.nfds * sizeof(int));
-    }
-    if (sendmsg(c, &msg, MSG_NOSIGNAL) != (ssize_t)sizeof(h))
+    if (shm_unix_send_fds(c, &h, sizeof(h), fds, (int)h.nfds) != 0)
         SHM_DEBUG(HEAP, "PE %d asked for our memory and left: %s", req.rank, strerror(errno));
 }
 
@@ -333,16 +306,9 @@ static const char *fetch_peer(const char *nspace, int me, int pe, const direct_p
     const char *why = "socket";
     if (c < 0)
         return why;
-    sock_timeouts(c);
+    shm_unix_timeouts(c, DIRECT_IO_TIMEOUT_S);
     direct_req_t req = {.magic = DIRECT_MAGIC, .rank = me};
     memcpy(req.token, pub->token, sizeof(req.token));
-    union {
-        struct cmsghdr align;
-        char buf[CMSG_SPACE(SHM_NSEGS * sizeof(int))];
-    } cm;
-    struct iovec iov = {.iov_base = h, .iov_len = sizeof(*h)};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
-                         .msg_controllen = sizeof(cm.buf)};
     why = "connect";
     if (connect(c, (struct sockaddr *)&sa, sl) != 0)
         goto out;
@@ -350,25 +316,17 @@ static const char *fetch_peer(const char *nspace, int me, int pe, const direct_p
     if (send(c, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req))
         goto out;
     why = "recvmsg";
-    ssize_t n = recvmsg(c, &msg, MSG_WAITALL | MSG_CMSG_CLOEXEC);
-    int got = 0;
-    for (struct cmsghdr *ch = CMSG_FIRSTHDR(&msg); n >= 0 && ch; ch = CMSG_NXTHDR(&msg, ch))
-        if (ch->cmsg_level == SOL_SOCKET && ch->cmsg_type == SCM_RIGHTS) {
-            int k = (int)((ch->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-            int tmp[SHM_NSEGS];
-            k = k < SHM_NSEGS - got ? k : SHM_NSEGS - got; /* the buffer holds no more */
-            memcpy(tmp, CMSG_DATA(ch), (size_t)k * sizeof(int));
-            for (int i = 0; i < k; i++)
-                fds[got++] = tmp[i];
-        }
-    if (n < 0)
+    int got = shm_unix_recv_fds(c, h, sizeof(*h), fds, SHM_NSEGS);
+    if (got < 0) {
+        if (errno == ECONNRESET)
+            why = "the peer closed the connection (not of this job?)";
         goto out;
+    }
     int backed = 0;
-    for (int s = 0; n == (ssize_t)sizeof(*h) && s < SHM_NSEGS; s++)
+    for (int s = 0; s < SHM_NSEGS; s++)
         backed += h->len[s] != 0;
-    if (n != (ssize_t)sizeof(*h) || h->magic != DIRECT_MAGIC || (int)h->nfds != got ||
-        backed != got || (msg.msg_flags & MSG_CTRUNC)) {
-        why = n == 0 ? "the peer closed the connection (not of this job?)" : "a malformed answer";
+    if (h->magic != DIRECT_MAGIC || (int)h->nfds != got || backed != got) {
+        why = "a malformed answer";
         for (int i = 0; i < got; i++)
             close(fds[i]);
         errno = EPROTO;

@@ -314,7 +314,18 @@ static int bulk_issue(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off, voi
         rc = refuse(r, ORPC_EEXPIRED, "past the deadline");
     else if (d->owner_len != c->peer->alen || memcmp(d->owner, c->peer->addr, d->owner_len))
         rc = refuse(r, ORPC_EPERM, "owner is not the caller");
-    if (rc == ORPC_OK && len > 0) {
+    /* Same host: a copy into or out of the client (process_vm_*), done at
+     * once; ORPC_ENOSYS where that is not allowed: through the provider. */
+    int sqrc = ORPC_ENOSYS;
+    if (rc == ORPC_OK && len > 0 && (c->peer->sq || c->peer->sq_gone))
+        sqrc = c->peer->sq ? rpc_sq_bulk(c->peer->sq, is_get, buf, d->addr + off, len)
+                           : ORPC_EPEER;
+    if (sqrc == ORPC_OK) {
+        r->st.bulk_bytes += len;
+    } else if (sqrc != ORPC_ENOSYS) {
+        r->st.bulk_errors++;
+        rc = c->bulk_err = sqrc;
+    } else if (rc == ORPC_OK && len > 0) {
         uint64_t nf = 0;
         shm_status_t st = is_get ? cdt_bulk_get(r->ep, c->peer->fa, buf, d->rbase + off, d->key,
                                                 len, &c->bulk_kind, &nf)

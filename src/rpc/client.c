@@ -76,7 +76,7 @@ void rpc_client_on_resp(orpc_t *r, const rpc_hdr_t *h)
     }
     q->responded = 1;
     q->answered = 1;
-    q->peer->last_ns = rpc_now_ns();
+    q->peer->last_ns = q->send_ns; /* recent enough for idleness, without a clock read */
     r->st.calls++;
 }
 
@@ -124,6 +124,10 @@ RPC_EXPORT int orpc_lookup(orpc_t *r, const char *addr, const char *auth, orpc_p
     p->refs++;
     p->bye = 0;
     p->failed = 0;
+    p->sq_gone = 0;
+    /* Same host: the server's queues, when its address offers them. */
+    if (r->sq && p->sq == NULL && (p->sq = rpc_sq_connect(r, addr, p->max_req)) != NULL)
+        p->sq->peer = p;
     rpc_unlock(r);
     *peer_p = p;
     return ORPC_OK;
@@ -369,6 +373,8 @@ RPC_EXPORT int orpc_test(orpc_req_t *q, size_t *out_len_p)
         rc = req_timeout(r, q);
     else
         rc = ORPC_EAGAIN;
+    if (rc == ORPC_EAGAIN && r->sq)
+        rpc_sq_check(r); /* a dead same-host server fails the call now */
     rpc_unlock(r);
     return rc;
 }
@@ -391,16 +397,20 @@ RPC_EXPORT int orpc_wait(orpc_req_t *q, size_t *out_len_p)
             rpc_unlock(r);
             return rc;
         }
-        if (rpc_now_ns() > q->deadline_ns) {
+        /* The clock every 16th empty poll (a read costs as much as a ring poll). */
+        if (n == 0 && ((idle.n & 15) == 15 || idle.since) && rpc_now_ns() > q->deadline_ns) {
             int rc = req_timeout(r, q);
             rpc_unlock(r);
             return rc;
         }
+        /* Asleep, wake when its server answers (without a progress thread,
+         * nobody else frees the connection meanwhile). */
+        rpc_sq_conn_t *c = r->locking ? NULL : q->peer->sq;
         rpc_unlock(r);
         if (n)
             rpc_idle_reset(&idle);
         else
-            rpc_idle(&idle);
+            rpc_idle_on(&idle, r, c);
     }
 }
 

@@ -65,8 +65,18 @@ RPC_EXPORT uint64_t orpc_id(const char *name)
 
 void rpc_idle(rpc_idle_t *idle)
 {
+    rpc_idle_on(idle, NULL, NULL);
+}
+
+void rpc_idle_on(rpc_idle_t *idle, orpc_t *r, rpc_sq_conn_t *c)
+{
     if (idle->n++ < 16)
         return;
+    if (r && r->sq) {
+        rpc_lock(r);
+        rpc_sq_check(r);
+        rpc_unlock(r);
+    }
     uint64_t now = rpc_now_ns();
     if (idle->since == 0)
         idle->since = now;
@@ -77,6 +87,10 @@ void rpc_idle(rpc_idle_t *idle)
     }
     /* Long idle: sleep, longer the longer it lasts (at most 1 ms). */
     long ns = idle_ns < 20000000ull ? 20000 : idle_ns < 200000000ull ? 200000 : 1000000;
+    if (r && r->sq) {
+        rpc_sq_sleep(r, c, ns);
+        return;
+    }
     struct timespec ts = {0, ns};
     nanosleep(&ts, NULL);
 }
@@ -132,6 +146,7 @@ int rpc_open_endpoint(orpc_t *r, const char *prov)
     int rc = rpc_pool_init(r);
     if (rc != ORPC_OK)
         return rc;
+    rpc_sq_open(r); /* same-host queues, unless off or unavailable */
     if (r->use_thread) {
         if (pthread_create(&r->thr, NULL, rpc_progress_main, r) != 0)
             return ORPC_ENOMEM;
@@ -299,6 +314,7 @@ RPC_EXPORT int orpc_close(orpc_t *r)
             if (rpc_harvest(r) == 0)
                 rpc_idle(&idle);
         }
+        rpc_sq_close(r);
         rpc_bulk_fini(r);
         cdt_msg_close(r->ep);
     }
@@ -338,7 +354,8 @@ RPC_EXPORT int orpc_addr(orpc_t *r, char *buf, size_t len)
         buf[used] = '\0';
         return ORPC_ERANGE;
     }
-    return ORPC_OK;
+    /* Same-host clients find the server's queues from "/sq=HOST.NAME". */
+    return rpc_sq_addr_opt(r, buf, len);
 }
 
 /* Options after the name: "/max_req=N". 0 when absent; -1 when malformed. */
@@ -394,6 +411,7 @@ RPC_EXPORT int orpc_stats(orpc_t *r, orpc_stats_t *s)
         return ORPC_EINVAL;
     rpc_lock(r);
     *s = r->st;
+    s->samehost_live = (uint64_t)rpc_sq_nconns(r);
     rpc_unlock(r);
     return ORPC_OK;
 }

@@ -93,6 +93,13 @@ void rpc_peer_reclaim(orpc_t *r, orpc_peer_t *p)
         link = &r->peers[*link].next;
     if (*link == idx)
         *link = p->next;
+    if (p->sq) {
+        if (p->sq->idx >= 0)
+            p->sq->peer = NULL; /* the connection lives on until the client closes it */
+        else
+            rpc_sq_disconnect(r, p->sq);
+        p->sq = NULL;
+    }
     cdt_msg_remove(r->ep, p->fa);
     if (p->fa < r->by_fa_cap)
         r->by_fa[p->fa] = NULL;
@@ -118,6 +125,23 @@ void rpc_peer_maybe_reclaim(orpc_t *r, orpc_peer_t *p)
 orpc_peer_t *rpc_peer_of_request(orpc_t *r, cdt_peer_t src, const uint8_t *addr,
                                     size_t alen)
 {
+    rpc_sq_conn_t *c = r->sq_from;
+    if (c) {
+        /* Through a same-host queue: its peer, bound at its first request. */
+        if (c->peer && c->peer->alen == alen && memcmp(c->peer->addr, addr, alen) == 0)
+            return c->peer;
+        orpc_peer_t *p = rpc_peer_find(r, addr, alen);
+        if (p == NULL && (p = rpc_peer_new(r, addr, alen)) == NULL)
+            return NULL;
+        if (c->peer && c->peer->sq == c)
+            c->peer->sq = NULL;
+        if (p->sq && p->sq != c)
+            p->sq->peer = NULL; /* its older connection, closing */
+        c->peer = p;
+        p->sq = c;
+        p->sq_gone = 0;
+        return p;
+    }
     if (src != CDT_PEER_NONE && src != 0 && src < r->by_fa_cap) {
         orpc_peer_t *p = r->by_fa[src];
         if (p && p->alen == alen && memcmp(p->addr, addr, alen) == 0)

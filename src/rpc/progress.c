@@ -10,43 +10,77 @@
 
 /* ---------------------------------------------------------------- events */
 
+/* One message, from a receive buffer (b) or a same-host queue (b NULL: the
+ * request's arguments are copied out, the ring slot goes back at once). */
+static void on_msg(orpc_t *r, rpc_rbuf_t *b, const void *msg, size_t len, cdt_peer_t src)
+{
+    rpc_hdr_t h;
+    size_t maxp = (r->max_req > r->max_resp ? r->max_req : r->max_resp) + RPC_REQ_EXTRA;
+    rpc_wire_rc_t rc = rpc_wire_decode(msg, len, maxp, &h);
+    if (rc == RPC_WIRE_OK && h.type == RPC_T_REQ) {
+        /* The descriptors of its flags lead the payload; the rest is arguments. */
+        size_t extra = (h.flags & RPC_F_ARG_BULK ? RPC_BULK_WIRE : 0) +
+                       (h.flags & RPC_F_OUT_BULK ? RPC_BULK_WIRE : 0);
+        if (h.payload_len < extra ||
+            ((h.flags & RPC_F_ARG_BULK) && h.payload_len != extra) ||
+            (h.flags & ~(unsigned)(RPC_F_ARG_BULK | RPC_F_OUT_BULK | RPC_F_ONEWAY)))
+            rc = RPC_WIRE_LEN_BAD;
+        else if (h.payload_len - extra > r->max_req)
+            rc = RPC_WIRE_TOO_BIG;
+    }
+    if (rc == RPC_WIRE_OK) {
+        if (h.type == RPC_T_REQ)
+            rpc_server_on_req(r, b, &h, src);
+        else if (h.type == RPC_T_RESP)
+            rpc_client_on_resp(r, &h);
+        else
+            rpc_server_on_bye(r, &h, src);
+    } else {
+        if (rc == RPC_WIRE_TOO_BIG)
+            r->st.oversized++;
+        else
+            r->st.malformed++;
+        SHM_DEBUG(RPC, "message of %zu bytes dropped: %s", len, rpc_wire_rc_str(rc));
+        /* A well-formed, authenticated header gets told why. */
+        if (rc == RPC_WIRE_TOO_BIG || rc == RPC_WIRE_LEN_BAD)
+            rpc_refuse_request(r, &h, src, rc == RPC_WIRE_TOO_BIG ? ORPC_ERANGE : ORPC_EPROTO);
+    }
+}
+
+void rpc_sq_msg(orpc_t *r, rpc_sq_conn_t *c, const void *msg, size_t len)
+{
+    r->sq_from = c;
+    on_msg(r, NULL, msg, len, CDT_PEER_NONE);
+    r->sq_from = NULL;
+}
+
+/* A same-host connection ended (the other process is gone, or wrote garbage). */
+void rpc_sq_lost(orpc_t *r, rpc_sq_conn_t *c)
+{
+    orpc_peer_t *p = c->peer;
+    c->peer = NULL;
+    if (p == NULL || p->sq != c)
+        return;
+    p->sq = NULL;
+    p->sq_gone = 1;
+    p->failed = 1;
+    /* Our calls to it end now, not at their deadlines. */
+    for (int i = 0; i < r->nreqs; i++) {
+        struct orpc_req *q = &r->reqs[i];
+        if (q->state == RPC_REQ_ACTIVE && q->peer == p && !q->answered) {
+            q->answered = 1;
+            q->status = ORPC_EPEER;
+        }
+    }
+    rpc_peer_maybe_reclaim(r, p);
+}
+
 static void on_recv(orpc_t *r, rpc_rbuf_t *b, const cdt_msg_event_t *e)
 {
     if (e->len > 0) {
-        rpc_hdr_t h;
-        size_t maxp = (r->max_req > r->max_resp ? r->max_req : r->max_resp) + RPC_REQ_EXTRA;
         const void *msg = e->buf ? e->buf : b->buf;
         rpc_rbuf_note_end(b, msg, e->len);
-        rpc_wire_rc_t rc = rpc_wire_decode(msg, e->len, maxp, &h);
-        if (rc == RPC_WIRE_OK && h.type == RPC_T_REQ) {
-            /* The descriptors of its flags lead the payload; the rest is arguments. */
-            size_t extra = (h.flags & RPC_F_ARG_BULK ? RPC_BULK_WIRE : 0) +
-                           (h.flags & RPC_F_OUT_BULK ? RPC_BULK_WIRE : 0);
-            if (h.payload_len < extra ||
-                ((h.flags & RPC_F_ARG_BULK) && h.payload_len != extra) ||
-                (h.flags & ~(unsigned)(RPC_F_ARG_BULK | RPC_F_OUT_BULK | RPC_F_ONEWAY)))
-                rc = RPC_WIRE_LEN_BAD;
-            else if (h.payload_len - extra > r->max_req)
-                rc = RPC_WIRE_TOO_BIG;
-        }
-        if (rc == RPC_WIRE_OK) {
-            if (h.type == RPC_T_REQ)
-                rpc_server_on_req(r, b, &h, e->src);
-            else if (h.type == RPC_T_RESP)
-                rpc_client_on_resp(r, &h);
-            else
-                rpc_server_on_bye(r, &h, e->src);
-        } else {
-            if (rc == RPC_WIRE_TOO_BIG)
-                r->st.oversized++;
-            else
-                r->st.malformed++;
-            SHM_DEBUG(RPC, "message of %zu bytes dropped: %s", e->len, rpc_wire_rc_str(rc));
-            /* A well-formed, authenticated header gets told why. */
-            if (rc == RPC_WIRE_TOO_BIG || rc == RPC_WIRE_LEN_BAD)
-                rpc_refuse_request(r, &h, e->src,
-                               rc == RPC_WIRE_TOO_BIG ? ORPC_ERANGE : ORPC_EPROTO);
-        }
+        on_msg(r, b, msg, e->len, e->src);
     }
     if (e->released || !b->multi) {
         b->posted = 0;
@@ -137,11 +171,46 @@ static void on_error(orpc_t *r, const cdt_msg_event_t *e)
     }
 }
 
+/* A send is complete (the provider's event, or a same-host ring took it). */
+static void on_sent(orpc_t *r, void *ctx)
+{
+    int kind = *(int *)ctx;
+    if (kind == RPC_OBJ_REQ) {
+        struct orpc_req *q = ctx;
+        q->sent = 1;
+        if (q->state == RPC_REQ_ZOMBIE)
+            rpc_req_free(r, q);
+    } else if (kind == RPC_OBJ_CALL) {
+        r->st.responses++;
+        rpc_call_free(r, ctx);
+    } else if (kind == RPC_OBJ_CTL) {
+        rpc_ctl_done(r, ctx, 0);
+    }
+}
+
+/* The same-host queues: sends they took, then messages in them. */
+static int sq_harvest(orpc_t *r)
+{
+    int n = r->sq_nsent;
+    while (r->sq_nsent > 0)
+        on_sent(r, r->sq_sent[--r->sq_nsent]);
+    return n + rpc_sq_poll(r);
+}
+
 int rpc_harvest(orpc_t *r)
 {
     cdt_msg_event_t ev[16];
     if (r->bulk_deferred)
         rpc_bulk_reap(r, 0);
+    int m = 0;
+    if (r->sq) {
+        m = sq_harvest(r);
+        /* With same-host peers the provider is polled every 16th time only:
+         * its poll costs several ring polls (locks, a clock read), and
+         * remote peers wait at most 15 ring polls longer. */
+        if (rpc_sq_nconns(r) > 0 && (++r->sq_tick & 15) != 0)
+            return m;
+    }
     int n = cdt_msg_poll(r->ep, ev, 16);
     for (int i = 0; i < n; i++) {
         cdt_msg_event_t *e = &ev[i];
@@ -152,14 +221,8 @@ int rpc_harvest(orpc_t *r)
         int kind = *(int *)e->ctx;
         if (e->kind == CDT_MSG_RECV && kind == RPC_OBJ_RBUF) {
             on_recv(r, e->ctx, e);
-        } else if (kind == RPC_OBJ_REQ) {
-            struct orpc_req *q = e->ctx;
-            q->sent = 1;
-            if (q->state == RPC_REQ_ZOMBIE)
-                rpc_req_free(r, q);
-        } else if (kind == RPC_OBJ_CALL) {
-            r->st.responses++;
-            rpc_call_free(r, e->ctx);
+        } else if (kind == RPC_OBJ_REQ || kind == RPC_OBJ_CALL || kind == RPC_OBJ_CTL) {
+            on_sent(r, e->ctx);
         } else if (kind == RPC_OBJ_BULK) {
             struct orpc_call *c = (struct orpc_call *)((char *)e->ctx -
                                                        offsetof(struct orpc_call, bulk_kind));
@@ -169,7 +232,7 @@ int rpc_harvest(orpc_t *r)
             rpc_ctl_done(r, e->ctx, 0);
         }
     }
-    return n;
+    return n + m;
 }
 
 /* Idle clients are forgotten, so a server's memory stays flat. */
@@ -204,7 +267,9 @@ int rpc_progress_once(orpc_t *r)
     while ((k = rpc_harvest(r)) > 0)
         n += k;
     n += rpc_dispatch(r);
-    sweep(r, rpc_now_ns());
+    /* The clock is read when idle, or every 256th busy progress. */
+    if (n == 0 || (++r->sweep_tick & 255) == 0)
+        sweep(r, rpc_now_ns());
     return n;
 }
 
@@ -222,7 +287,7 @@ void *rpc_progress_main(void *arg)
         if (n)
             rpc_idle_reset(&idle);
         else
-            rpc_idle(&idle);
+            rpc_idle_on(&idle, r, NULL);
     }
     return NULL;
 }
@@ -231,7 +296,8 @@ RPC_EXPORT int orpc_progress(orpc_t *r, int timeout_ms)
 {
     if (r == NULL)
         return ORPC_EINVAL;
-    uint64_t until = rpc_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
+    /* No clock read for a single poll (timeout 0): it costs as much as the poll. */
+    uint64_t until = timeout_ms > 0 ? rpc_now_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
     rpc_idle_t idle = RPC_IDLE_INIT;
     for (;;) {
         rpc_lock(r);
@@ -239,6 +305,6 @@ RPC_EXPORT int orpc_progress(orpc_t *r, int timeout_ms)
         rpc_unlock(r);
         if (n > 0 || timeout_ms <= 0 || rpc_now_ns() >= until)
             return n;
-        rpc_idle(&idle);
+        rpc_idle_on(&idle, r, NULL);
     }
 }

@@ -13,6 +13,7 @@
 
 #include "conduit/conduit.h"
 #include "ofishmem_rpc.h"
+#include "rpc/sq.h"
 #include "rpc/wire.h"
 
 #define RPC_EXPORT __attribute__((visibility("default")))
@@ -57,7 +58,9 @@ struct orpc_peer {
     uint8_t bye;          /* it said goodbye, or we did */
     uint8_t failed;       /* a send to it failed */
     uint8_t talked;       /* client side: a request went to it (else it does not know us) */
+    uint8_t sq_gone;      /* its same-host connection ended: it is dead, send nothing */
     cdt_peer_t fa;
+    rpc_sq_conn_t *sq;    /* same-host queues to it (NULL: through the provider) */
     uint8_t auth[RPC_AUTH_LEN]; /* client side: the service's key */
     size_t max_req;       /* client side: the server's request limit (0: not advertised) */
     int refs;             /* lookups the application holds */
@@ -160,6 +163,11 @@ struct orpc_bulk {
 
 struct orpc {
     cdt_msg_ep_t *ep;
+    rpc_sq_t *sq;         /* same-host transport (NULL: off) */
+    rpc_sq_conn_t *sq_from; /* the connection the message being handled came through */
+    void **sq_sent;       /* sends the rings took, their completions not yet handled */
+    int sq_nsent;
+    unsigned sq_tick, sweep_tick; /* provider polls skipped; progress calls since a sweep */
     int listen, multi_recv, mr_cache_on, use_thread;
     char prov[64];
     uint8_t self_addr[RPC_ADDR_MAX];
@@ -254,6 +262,9 @@ typedef struct rpc_idle {
 #define RPC_IDLE_INIT {0, 0}
 #define RPC_IDLE_YIELD_NS 2000000ull
 void rpc_idle(rpc_idle_t *idle);
+/* The same, sleeping on a same-host doorbell when there is one (c: the
+ * connection waited on; NULL: any, for a server), and noticing dead servers. */
+void rpc_idle_on(rpc_idle_t *idle, orpc_t *r, rpc_sq_conn_t *c);
 static inline void rpc_idle_reset(rpc_idle_t *idle)
 {
     idle->n = 0;
@@ -268,6 +279,22 @@ static inline void rpc_idle_reset(rpc_idle_t *idle)
 static inline shm_status_t rpc_msg_send(orpc_t *r, orpc_peer_t *p, const void *hdr, size_t hl,
                                         const void *pay, size_t len, void *ctx)
 {
+    if (p->sq) {
+        /* Same host: into the peer's ring, done at once (the completion is
+         * handled by the next harvest, like the provider's). */
+        int k = rpc_sq_send(p->sq, hdr, hl, pay, len);
+        if (k == 0) {
+            r->sq_sent[r->sq_nsent++] = ctx;
+            return SHM_OK;
+        }
+        if (k == 1)
+            return SHM_ERR_AGAIN;
+        if (k == -2)
+            return SHM_ERR_FABRIC;
+        /* Too large for the ring: through the provider. */
+    } else if (p->sq_gone) {
+        return SHM_ERR_FABRIC;
+    }
     return cdt_msg_send(r->ep, p->fa, hdr, hl, pay, len, ctx);
 }
 

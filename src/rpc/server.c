@@ -235,8 +235,9 @@ void rpc_server_on_req(orpc_t *r, rpc_rbuf_t *b, const rpc_hdr_t *h, cdt_peer_t 
         c->in = h->payload + extra;
         c->in_len = h->payload_len - extra;
     }
-    /* Never let the last posted buffer be pinned by slow handlers: copy. */
-    if (r->nposted <= 1 && c->in_len > 0) {
+    /* Never let the last posted buffer be pinned by slow handlers: copy.
+     * (From a same-host queue, b is NULL: always copied.) */
+    if ((b == NULL || r->nposted <= 1) && c->in_len > 0) {
         const void *src = c->in;
         if (c->in_len <= RPC_INLINE) {
             memcpy(c->in_inl, src, c->in_len);
@@ -244,15 +245,22 @@ void rpc_server_on_req(orpc_t *r, rpc_rbuf_t *b, const rpc_hdr_t *h, cdt_peer_t 
         } else if ((c->in_heap = malloc(c->in_len)) != NULL) {
             memcpy(c->in_heap, src, c->in_len);
             c->in = c->in_heap;
-        } else {
+        } else if (b) {
             c->rbuf = b;
             b->refs++;
+        } else {
+            c->state = RPC_CALL_RUNNING;
+            if (!c->oneway)
+                rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, ORPC_ENOMEM, r->auth);
+            rpc_call_free(r, c);
+            return;
         }
-        if (c->rbuf == NULL)
+        if (c->rbuf == NULL && b)
             r->st.copied++;
     } else {
         c->rbuf = b;
-        b->refs++;
+        if (b)
+            b->refs++;
     }
     call_ready(r, c);
 }

@@ -6,8 +6,11 @@
 # caller adds to PIDS (only those: TERM, then KILL, then reaped) and removes W.
 procs_setup() {
     case $1 in
-      shm) PROVIDER=shm ;;
-      tcp) PROVIDER="tcp;ofi_rxm"; export FI_TCP_IFACE=lo ;;
+      # shm and tcp: through the provider only; sq: the same-host queues
+      # (server on shm, SHMEM_RPC_SAME_HOST=1).
+      shm) PROVIDER=shm; export SHMEM_RPC_SAME_HOST=0 ;;
+      tcp) PROVIDER="tcp;ofi_rxm"; export FI_TCP_IFACE=lo SHMEM_RPC_SAME_HOST=0 ;;
+      sq) PROVIDER=shm; export SHMEM_RPC_SAME_HOST=1 ;;
       *) echo "unknown provider $1"; exit 2 ;;
     esac
     W=$(mktemp -d "${TMPDIR:-/tmp}/$2.XXXXXX") || exit 1

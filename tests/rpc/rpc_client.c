@@ -352,6 +352,39 @@ static void mode_die(void)
 }
 
 /*
+ * The server dies while serving our call (the driver kills it once we say
+ * "calling"): the call must fail within its deadline, ORPC_EPEER or
+ * ORPC_ETIMEDOUT. With `fast` (same-host queues) it must be ORPC_EPEER
+ * within 3 s: the connection says the server is gone.
+ */
+static void mode_srvdie(int fast)
+{
+    const int timeout_ms = 4000;
+    char s[4];
+    orpc_enc_t e;
+    orpc_enc_init(&e, s, sizeof(s));
+    orpc_enc_u32(&e, 5000);
+    struct timespec t0, t1;
+    orpc_req_t *q;
+    CHECK_RC(orpc_icall(rpc_g, srv_g, id_sleep, s, e.pos, NULL, 0, timeout_ms, &q), 0, "icall");
+    printf("calling\n");
+    fflush(stdout);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = orpc_wait(q, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    CHECK(rc == ORPC_EPEER || rc == ORPC_ETIMEDOUT, "call to a killed server returned %d (%s)",
+          rc, orpc_strerror(rc));
+    CHECK(ms <= timeout_ms + 1000, "call to a killed server took %ld ms (deadline %d ms)", ms,
+          timeout_ms);
+    if (fast)
+        CHECK(rc == ORPC_EPEER && ms < 3000,
+              "same-host call to a killed server: %s after %ld ms, expected peer unreachable "
+              "within 3 s", orpc_strerror(rc), ms);
+    printf("srvdie: %s after %ld ms\n", orpc_strerror(rc), ms);
+}
+
+/*
  * Request limits (the server runs with SHMEM_RPC_MAX_REQ=4k; this process
  * with a larger one of its own, as a misconfigured client would). The
  * server's address advertises its limit and calls above it fail here, at
@@ -366,8 +399,8 @@ static void mode_limits(const char *af, const char *kf, size_t ignore_len, size_
     read_line(af, addr, sizeof(addr));
     snprintf(key, sizeof(key), "@%s", kf);
     char *opt = strstr(addr, "/max_req=");
-    CHECK(opt && strcmp(opt, "/max_req=4096") == 0, "address %s does not advertise max_req=4096",
-          addr);
+    CHECK(opt && strncmp(opt, "/max_req=4096", 13) == 0 && (opt[13] == '\0' || opt[13] == '/'),
+          "address %s does not advertise max_req=4096", addr);
     echo_size(4096);
     size_t cap = ignore_len > huge_len ? ignore_len : huge_len;
     char *big = malloc(cap + 4097);
@@ -677,7 +710,7 @@ static void mode_stats(void)
     P(requests); P(responses); P(rejected_auth); P(malformed); P(oversized); P(truncated);
     P(no_handler); P(busy); P(copied); P(reposts); P(bulk_refused); P(bulk_errors);
     P(bulk_bytes);
-    P(peers_live); P(peers_reclaimed); P(calls_live);
+    P(peers_live); P(peers_reclaimed); P(calls_live); P(samehost_live);
 #undef P
 }
 
@@ -709,6 +742,8 @@ int main(int argc, char **argv)
         mode_concurrent(n);
     else if (strcmp(mode, "die") == 0)
         mode_die();
+    else if (strcmp(mode, "srvdie") == 0)
+        mode_srvdie(n == 1);
     else if (strcmp(mode, "stats") == 0)
         mode_stats();
     else if (strcmp(mode, "limits") == 0)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Drives one RPC scenario: run_rpc.sh BINDIR shm|tcp SCENARIO
+# Drives one RPC scenario: run_rpc.sh BINDIR shm|tcp|sq SCENARIO
+# (shm, tcp: through the provider; sq: the same-host queues, see procs.sh)
 # Starts a server (and clients), checks them, and reaps every process it
 # started (only those PIDs) on any exit.
 set -u
@@ -46,12 +47,19 @@ shapes)
     stop_server
   done
   # One receive buffer only: every request is copied out, so the buffer goes
-  # back to the provider at once and the server never starves.
+  # back to the provider at once and the server never starves. (Over the
+  # same-host queues every request is copied out of its ring anyway.)
   SHMEM_RPC_RECV_BUFS=1 start_server srv -m 1
   client shapes || fail "shapes (one multi-recv buffer)"
   client concurrent 16 >/dev/null || fail "concurrent (one multi-recv buffer)"
   copied=$(stat_of copied)
-  [ "$copied" -gt 0 ] || fail "no request was copied out of the last buffer"
+  if [ "$PROV" = sq ]; then
+    # The stats call itself came through a same-host connection.
+    [ "$(stat_of samehost_live)" -ge 1 ] || fail "no same-host connection"
+  else
+    [ "$copied" -gt 0 ] || fail "no request was copied out of the last buffer"
+    [ "$(stat_of samehost_live)" -eq 0 ] || fail "same-host queues used with SHMEM_RPC_SAME_HOST=0"
+  fi
   echo "one buffer: $copied requests copied out, $(stat_of reposts) reposts"
   stop_server
   # A progress-thread server answers the same calls.
@@ -148,7 +156,7 @@ limits)
   # + overflow (cut by the provider); shm 1.17 would hang on that one in the
   # receiver (process_vm_readv of 0 bytes, forever), so not there.
   SHMEM_RPC_MAX_REQ=4k SHMEM_RPC_RECV_OVERFLOW=1M start_server srv
-  grep -q '/max_req=4096$' "$W/srv.addr" || fail "address does not advertise max_req: $(cat "$W/srv.addr")"
+  grep -q '/max_req=4096\(/\|$\)' "$W/srv.addr" || fail "address does not advertise max_req: $(cat "$W/srv.addr")"
   huge=0
   [ "$PROV" = tcp ] && huge=3145728
   SHMEM_RPC_MAX_REQ=4M client limits 1048576 $huge || fail "limits"
@@ -198,6 +206,57 @@ calls)
     [ "$(stat_of calls_live)" -le 1 ] || fail "calls left live"
     stop_server
   done
+  ;;
+faults)
+  # Processes killed mid-call. nothing_left PID: what the provider keeps in
+  # /dev/shm for a process (shm 1.17: <pid>:...) is gone once its peer saw it
+  # die. Only the same-host transport knows when a peer died; through the
+  # provider a killed process's files stay (oshrun sweeps its own PEs').
+  nothing_left() {
+    local left tries=40
+    [ "$PROV" = sq ] || tries=3
+    for _ in $(seq $tries); do
+      left=$(cd /dev/shm && ls -d -- "$1":* 2>/dev/null)
+      [ -z "$left" ] && return 0
+      sleep 0.1
+    done
+    if [ "$PROV" = sq ]; then fail "left in /dev/shm by killed pid $1: $left"; fi
+    echo "(through the provider, killed pid $1 left /dev/shm/$left: removed)"
+    (cd /dev/shm && rm -f -- "$1":*)
+  }
+  export SHMEM_RPC_PEER_IDLE=1500
+  # A client dies with a pull and a response pending: the server serves the
+  # others, reclaims its connection and calls, and sweeps what it left.
+  start_server srv
+  client shapes >/dev/null || fail "shapes"
+  "$BIN/rpc_client" "$W/srv.addr" "$W/srv.key" die >"$W/die.log" 2>&1 &
+  dpid=$!; PIDS+=("$dpid")
+  wait "$dpid"
+  client shapes >/dev/null || fail "server unhealthy after a client died"
+  sleep 2.5 # the dead client's handlers end, its peer goes idle
+  out=$(client stats)
+  get() { echo "$out" | sed -n "s/^$1=//p"; }
+  echo "after a killed client: $(echo "$out" | grep -E 'calls_live|peers_live|samehost_live' | tr '\n' ' ')"
+  [ "$(get calls_live)" -le 1 ] || fail "calls of the dead client not reclaimed"
+  [ "$(get peers_live)" -le 1 ] || fail "peer of the dead client not reclaimed"
+  [ "$(get samehost_live)" -le 1 ] || fail "same-host connection of the dead client not reclaimed"
+  nothing_left "$dpid"
+  stop_server
+  # The server dies while serving a call: the client fails within its
+  # deadline (same host: at once, ORPC_EPEER) and nothing is left of either.
+  start_server srv
+  fast=0
+  [ "$PROV" = sq ] && fast=1
+  "$BIN/rpc_client" "$W/srv.addr" "$W/srv.key" srvdie $fast >"$W/srvdie.log" 2>&1 &
+  cpid=$!; PIDS+=("$cpid")
+  for _ in $(seq 200); do grep -q calling "$W/srvdie.log" && break; sleep 0.05; done
+  sleep 0.3
+  kill -KILL "$SRV_PID"
+  wait "$cpid" || fail "client of a killed server: $(cat "$W/srvdie.log")"
+  wait "$SRV_PID" 2>/dev/null
+  grep srvdie: "$W/srvdie.log"
+  nothing_left "$SRV_PID"
+  nothing_left "$cpid"
   ;;
 *) echo "unknown scenario $SC"; exit 2 ;;
 esac

@@ -16,6 +16,7 @@
 #include "conduit/conduit.h"
 #include "conduit/ofi/ofi.h"
 #include "conduit/ofi/ofi_msg.h"
+#include "conduit/ofi/ofi_regions.h"
 #include "core/env.h"
 #include "core/log.h"
 
@@ -321,6 +322,12 @@ void cdt_msg_close(cdt_msg_ep_t *ep)
 const char *cdt_msg_provider(const cdt_msg_ep_t *ep)
 {
     return ep->dom->prov;
+}
+
+void cdt_msg_sweep_dead(const cdt_msg_ep_t *ep, int pid)
+{
+    if (pid > 0 && cdt_ofi_prov_row(ep->dom->prov)->pid_named_regions)
+        cdt_ofi_regions_unlink((pid_t)pid);
 }
 
 int cdt_msg_in_pe_domain(const cdt_msg_ep_t *ep)

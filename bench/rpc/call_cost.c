@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Where the time of a same-host RPC goes. One process, one thread drives a
+ * server instance and a client instance, so each stage of a call is timed
+ * alone, without scheduling or the other core:
+ *   icall     client: header, copy into the request ring (or the provider's send)
+ *   serve     server: one orpc_progress that finds the request: poll, decode,
+ *             auth, handler lookup, copy of the arguments, handler, response
+ *             header, copy into the response ring
+ *   wait      client: orpc_wait that finds the response: poll, decode, copy out
+ *   idle poll orpc_progress that finds nothing (the cost of each spin)
+ * then, with two threads, the raw ring round trip (one 72-byte message each
+ * way, as small a call as there is): what crossing between cores costs.
+ *   call_cost [-n CALLS] [-r ROUNDS]
+ * Each round runs in a child process; the table shows medians of per-round
+ * means, in ns. (The provider cannot be timed this way: shm does not move a
+ * message between two endpoints of one thread's domain; rpc_rate --transport
+ * compares the two transports end to end.)
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "ofishmem_rpc.h"
+#include "rpc/sq_ring.h"
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void h_echo(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    orpc_respond(c, 0, in, n);
+}
+
+enum { S_ICALL, S_SERVE, S_WAIT, S_IDLE_SRV, S_IDLE_CLI, S_TOTAL, NSTAGE };
+static const char *stage_name[NSTAGE] = {"icall (client)", "serve (server progress)",
+                                         "wait (client)", "idle poll, server",
+                                         "idle poll, client", "whole call, one thread"};
+
+/* One round in a child: mean ns per stage, written to fd. */
+static int child(int same_host, int ncalls, int fd)
+{
+    setenv("SHMEM_RPC_SAME_HOST", same_host ? "1" : "0", 1);
+    orpc_opts_t o;
+    orpc_opts_init(&o);
+    o.listen = 1;
+    o.provider = "shm";
+    char kf[64];
+    snprintf(kf, sizeof(kf), "/tmp/call_cost.%d.key", (int)getpid());
+    o.auth_key_file = kf;
+    orpc_t *srv, *cli;
+    orpc_peer_t *p;
+    char addr[ORPC_ADDR_STRLEN], key[80];
+    if (orpc_open(&o, &srv) != ORPC_OK || orpc_addr(srv, addr, sizeof(addr)) != ORPC_OK)
+        return 1;
+    uint64_t id;
+    orpc_register(srv, "bench.echo", h_echo, NULL, 0, &id);
+    snprintf(key, sizeof(key), "@%s", kf);
+    if (orpc_open(NULL, &cli) != ORPC_OK || orpc_lookup(cli, addr, key, &p) != ORPC_OK)
+        return 1;
+    orpc_stats_t st;
+    char in[8] = "abcdefg", out[8];
+    double sum[NSTAGE] = {0};
+    size_t got;
+    for (int i = -1000; i < ncalls; i++) {
+        orpc_req_t *q;
+        uint64_t t0 = now_ns();
+        int irc = orpc_icall(cli, p, id, in, sizeof(in), out, sizeof(out), 10000, &q);
+        if (irc != ORPC_OK) {
+            fprintf(stderr, "call_cost: icall %d: %s\n", i, orpc_strerror(irc));
+            return 1;
+        }
+        uint64_t t1 = now_ns();
+        while (orpc_progress(srv, 0) == 0)
+            ;
+        uint64_t t2 = now_ns();
+        int rc = orpc_wait(q, &got);
+        if (rc != ORPC_OK) {
+            fprintf(stderr, "call_cost: call %d: %s\n", i, orpc_strerror(rc));
+            return 1;
+        }
+        uint64_t t3 = now_ns();
+        orpc_progress(srv, 0); /* idle now: the response's send completion, if any */
+        orpc_progress(cli, 0);
+        uint64_t t4 = now_ns();
+        orpc_progress(srv, 0);
+        uint64_t t5 = now_ns();
+        orpc_progress(cli, 0);
+        uint64_t t6 = now_ns();
+        if (i < 0)
+            continue;
+        sum[S_ICALL] += (double)(t1 - t0);
+        sum[S_SERVE] += (double)(t2 - t1);
+        sum[S_WAIT] += (double)(t3 - t2);
+        sum[S_IDLE_SRV] += (double)(t5 - t4);
+        sum[S_IDLE_CLI] += (double)(t6 - t5);
+        sum[S_TOTAL] += (double)(t3 - t0);
+    }
+    orpc_stats(cli, &st);
+    double tick = 0; /* what one clock read costs, taken off every stage */
+    uint64_t a = now_ns();
+    for (int i = 0; i < 1000; i++)
+        now_ns();
+    tick = (double)(now_ns() - a) / 1001.0;
+    for (int s = 0; s < NSTAGE; s++)
+        sum[s] = sum[s] / ncalls - tick;
+    double used = (double)st.samehost_live;
+    if (write(fd, sum, sizeof(sum)) != sizeof(sum) || write(fd, &used, sizeof(used)) != sizeof(used))
+        return 1;
+    orpc_peer_release(p);
+    orpc_close(cli);
+    orpc_close(srv);
+    return 0;
+}
+
+static int round_of(int same_host, int ncalls, double *out, double *used)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        _exit(child(same_host, ncalls, fds[1]));
+    }
+    close(fds[1]);
+    int ok = read(fds[0], out, NSTAGE * sizeof(double)) == (ssize_t)(NSTAGE * sizeof(double)) &&
+             read(fds[0], used, sizeof(*used)) == (ssize_t)sizeof(*used);
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* ---------------------------------------------- raw ring round trip */
+
+#define RING_CAP (256u << 10)
+typedef struct {
+    sq_ring_ctl_t ctl;
+    _Alignas(64) uint8_t data[RING_CAP];
+} ring_t;
+static ring_t *ring_ab, *ring_ba;
+static volatile int pong_stop;
+
+static void *ponger(void *arg)
+{
+    (void)arg;
+    sq_end_t rx, tx;
+    sq_end_init(&rx, ring_ab->data, RING_CAP, &ring_ab->ctl);
+    sq_end_init(&tx, ring_ba->data, RING_CAP, &ring_ba->ctl);
+    while (!pong_stop) {
+        const void *m;
+        size_t len;
+        if (sq_peek(&rx, &m, &len) != 1)
+            continue;
+        while (sq_push2(&tx, m, len, NULL, 0) == 1)
+            ;
+        sq_release(&rx, len);
+    }
+    return NULL;
+}
+
+static double ring_rtt(int n)
+{
+    ring_ab = aligned_alloc(64, sizeof(ring_t));
+    ring_ba = aligned_alloc(64, sizeof(ring_t));
+    memset(ring_ab, 0, sizeof(ring_t));
+    memset(ring_ba, 0, sizeof(ring_t));
+    pong_stop = 0;
+    pthread_t t;
+    pthread_create(&t, NULL, ponger, NULL);
+    sq_end_t tx, rx;
+    sq_end_init(&tx, ring_ab->data, RING_CAP, &ring_ab->ctl);
+    sq_end_init(&rx, ring_ba->data, RING_CAP, &ring_ba->ctl);
+    char msg[72] = {0};
+    uint64_t t0 = 0;
+    for (int i = -1000; i < n; i++) {
+        if (i == 0)
+            t0 = now_ns();
+        while (sq_push2(&tx, msg, sizeof(msg), NULL, 0) == 1)
+            ;
+        const void *m;
+        size_t len;
+        while (sq_peek(&rx, &m, &len) != 1)
+            ;
+        sq_release(&rx, len);
+    }
+    double rtt = (double)(now_ns() - t0) / n;
+    pong_stop = 1;
+    pthread_join(t, NULL);
+    free(ring_ab);
+    free(ring_ba);
+    return rtt;
+}
+
+int main(int argc, char **argv)
+{
+    int ncalls = 20000, rounds = 5, ring = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-n") && i + 1 < argc)
+            ncalls = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-r") && i + 1 < argc)
+            rounds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--no-ring"))
+            ring = 0;
+        else {
+            fprintf(stderr, "usage: %s [-n CALLS] [-r ROUNDS] [--no-ring]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (rounds < 1 || rounds > BENCH_MAX_REPS || ncalls < 1)
+        return 2;
+    double v[NSTAGE][BENCH_MAX_REPS], rtt[BENCH_MAX_REPS];
+    for (int k = 0; k < rounds; k++) {
+        double r[NSTAGE], used;
+        if (round_of(1, ncalls, r, &used) != 0) {
+            fprintf(stderr, "call_cost: a round failed\n");
+            return 1;
+        }
+        if (used <= 0) {
+            fprintf(stderr, "call_cost: the same-host queues were not used\n");
+            return 1;
+        }
+        for (int s = 0; s < NSTAGE; s++)
+            v[s][k] = r[s];
+        rtt[k] = ring ? ring_rtt(100000) : 0;
+    }
+    printf("# call_cost: 8-byte echo, one thread drives server and client, %d calls per "
+           "round, median of %d alternating rounds (ns)\n", ncalls, rounds);
+    printf("%-28s %10s\n", "stage", "ns");
+    for (int s = 0; s < NSTAGE; s++)
+        printf("%-28s %10.0f\n", stage_name[s], bench_median(v[s], rounds));
+    if (ring)
+        printf("%-28s %10.0f\n", "ring round trip, 2 threads", bench_median(rtt, rounds));
+    return 0;
+}

@@ -38,17 +38,21 @@ typedef struct {
     long progress_interval_us;
     long fabric_timeout_s;   /**< 0: wait for the fabric forever */
     int yield;               /**< sched_yield while polling */
+    int eager_connect;       /**< connect to every PE at init (cdt_wireup) */
 } cdt_config_t;
 
 /** Opens the fabric: provider choice, domain, address vector, default endpoint. */
 shm_status_t cdt_init(const cdt_config_t *cfg);
 /** Registers [base, base+len) as segment seg (before cdt_connect). */
 shm_status_t cdt_seg_expose(int seg, void *base, size_t len);
-/** Exchanges endpoint names and segment keys/bases with every PE (one fence). */
+/** Publishes this PE's endpoint name and segment keys/bases (one fence); a
+ *  peer's are fetched on first contact (all at once with eager_connect). */
 shm_status_t cdt_connect(void);
-/** Opens the connections of connection-oriented providers, lower rank to
- *  higher, after every PE passed cdt_connect. Returns 1 when it did: then a
- *  fabric barrier must follow before anyone sends to a lower rank. */
+/** With eager_connect on a connection-oriented provider: opens every
+ *  connection, lower rank to higher, after every PE passed cdt_connect.
+ *  Returns 1 when it did: then a fabric barrier must follow before anyone
+ *  sends to a lower rank. Otherwise (the default) a pair connects on its
+ *  first transfer. */
 int cdt_wireup(void);
 /** Closes everything; outstanding operations must be quieted first. */
 void cdt_fini(void);

@@ -331,6 +331,7 @@ void shm_core_init(int requested)
         .progress_interval_us = shm_env_g.PROGRESS_INTERVAL,
         .fabric_timeout_s = shm_env_g.FABRIC_TIMEOUT,
         .yield = yield_wanted(shm_env_g.YIELD, shm_rt_g.local_size, requested),
+        .eager_connect = shm_env_g.OFI_EAGER_CONNECT,
     };
     if ((st = cdt_init(&cfg)) != SHM_OK)
         shm_fatal("network initialisation failed: %s", shm_status_str(st));

@@ -17,8 +17,7 @@ typedef struct {
     int local_rank;  /* rank among the PEs of this host */
     int local_size;
     int *local_peers; /* local_size world ranks sharing this host, ascending */
-    int *node_of;     /* size entries: node index of every PE (0.. nnodes-1) */
-    int nnodes;
+    int nnodes;       /* hosts the job spans */
     int singleton;   /* started without a launcher */
     char nspace[256];
 } shm_rt_info_t;
@@ -30,10 +29,17 @@ void shm_rt_fini(void);
 
 /* Publish a value under key; visible to every PE after shm_rt_exchange(). */
 shm_status_t shm_rt_put(const char *key, const void *buf, size_t len);
-/* Commit and fence with data collection: the one exchange of init. */
-shm_status_t shm_rt_exchange(void);
+/*
+ * Commit and fence: the one exchange of init. collect: the fence brings every
+ * PE's values to every host (O(N) per host; then each shm_rt_get is local).
+ * Otherwise a value is fetched from its owner's server on its first
+ * shm_rt_get (direct modex), so the fence costs the same at any job size.
+ */
+shm_status_t shm_rt_exchange(int collect);
 /* Fetch pe's value of key into buf (exactly len bytes expected). */
 shm_status_t shm_rt_get(int pe, const char *key, void *buf, size_t len);
+/* Node index of pe (slow: PMIx look-ups; for fault paths), -1 if unknown. */
+int shm_rt_node_of(int pe);
 /* A barrier through the launcher (slow; used during init and finalize only). */
 shm_status_t shm_rt_barrier(void);
 

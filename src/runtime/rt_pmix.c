@@ -83,14 +83,15 @@ static shm_status_t init_singleton(void)
     shm_rt_g.nnodes = 1;
     shm_rt_g.singleton = 1;
     shm_rt_g.local_peers = calloc(1, sizeof(int));
-    shm_rt_g.node_of = calloc(1, sizeof(int));
     snprintf(shm_rt_g.nspace, sizeof(shm_rt_g.nspace), "singleton.%d", (int)getpid());
-    return (shm_rt_g.local_peers && shm_rt_g.node_of) ? SHM_OK : SHM_ERR_NOMEM;
+    return shm_rt_g.local_peers ? SHM_OK : SHM_ERR_NOMEM;
 }
 
 /* Node of every PE from the job's node and process maps (PMIx_Resolve_*):
  * Open MPI 4.1 gives PMIX_NODEID for the PEs of this host only. Nodes are
  * numbered in the order of the node list, the same on every PE. */
+static int *rt_node_of; /* while counting nodes: node of every PE */
+
 static int resolve_nodes(int *max_p)
 {
     char *nodes = NULL;
@@ -98,7 +99,7 @@ static int resolve_nodes(int *max_p)
         return -1;
     int nid = 0, placed = 0, rc = 0;
     for (int r = 0; r < shm_rt_g.size; r++)
-        shm_rt_g.node_of[r] = -1;
+        rt_node_of[r] = -1;
     char *save = NULL;
     for (char *node = strtok_r(nodes, ",", &save); node && rc == 0;
          node = strtok_r(NULL, ",", &save)) {
@@ -110,11 +111,11 @@ static int resolve_nodes(int *max_p)
         }
         for (size_t i = 0; i < nprocs; i++) {
             int r = (int)procs[i].rank;
-            if (r < 0 || r >= shm_rt_g.size || shm_rt_g.node_of[r] != -1) {
+            if (r < 0 || r >= shm_rt_g.size || rt_node_of[r] != -1) {
                 rc = -1;
                 break;
             }
-            shm_rt_g.node_of[r] = nid;
+            rt_node_of[r] = nid;
             placed++;
         }
         if (procs)
@@ -126,16 +127,75 @@ static int resolve_nodes(int *max_p)
         return -1;
     int max = -1;
     for (int r = 0; r < shm_rt_g.size; r++)
-        if (shm_rt_g.node_of[r] > max)
-            max = shm_rt_g.node_of[r];
+        if (rt_node_of[r] > max)
+            max = rt_node_of[r];
     *max_p = max;
     return 0;
 }
 
-/* Node of every PE: from PMIX_NODEID where given, else from the node map,
- * else from local peers. */
-static void fill_nodes(void)
+/*
+ * Node index of pe, for fault paths only (slow): its place in the node map
+ * (the same order on every PE), else PMIX_NODEID; -1 when neither is known.
+ */
+int shm_rt_node_of(int pe)
 {
+    if (pe < 0 || pe >= shm_rt_g.size)
+        return -1;
+    if (shm_rt_g.nnodes <= 1 || !rt_pmix_up)
+        return 0;
+    int node = -1;
+    char *nodes = NULL;
+    if (PMIx_Resolve_nodes(rt_me.nspace, &nodes) == PMIX_SUCCESS && nodes != NULL) {
+        int nid = 0;
+        char *save = NULL;
+        for (char *n = strtok_r(nodes, ",", &save); n && node < 0; n = strtok_r(NULL, ",", &save)) {
+            pmix_proc_t *procs = NULL;
+            size_t nprocs = 0;
+            if (PMIx_Resolve_peers(n, rt_me.nspace, &procs, &nprocs) != PMIX_SUCCESS)
+                break;
+            for (size_t i = 0; i < nprocs; i++)
+                if ((int)procs[i].rank == pe)
+                    node = nid;
+            if (procs)
+                PMIX_PROC_FREE(procs, nprocs);
+            nid += nprocs > 0;
+        }
+        free(nodes);
+    }
+    if (node < 0) {
+        pmix_proc_t p;
+        uint32_t nid;
+        PMIX_PROC_CONSTRUCT(&p);
+        PMIX_LOAD_NSPACE(p.nspace, rt_me.nspace);
+        p.rank = (pmix_rank_t)pe;
+        if (get_u32(&p, PMIX_NODEID, &nid) == 0)
+            node = (int)nid;
+    }
+    return node;
+}
+
+/*
+ * How many hosts the job spans. Every PE on this host: one, nothing to ask.
+ * Else PMIX_NUM_NODES, one job-level value. Else (a launcher that gives
+ * neither) the node of every PE: from PMIX_NODEID where given, else from the
+ * node map, else from local peers -- N lookups, so only as a last resort.
+ */
+static void fill_nodes(const pmix_proc_t *wild)
+{
+    uint32_t nn = 0;
+    if (shm_rt_g.local_size == shm_rt_g.size) {
+        shm_rt_g.nnodes = 1;
+        return;
+    }
+    if (get_u32(wild, PMIX_NUM_NODES, &nn) == 0 && nn > 1) {
+        shm_rt_g.nnodes = (int)nn;
+        return;
+    }
+    rt_node_of = calloc((size_t)shm_rt_g.size, sizeof(int));
+    if (rt_node_of == NULL) {
+        shm_rt_g.nnodes = 2; /* more than one, which is all that is known */
+        return;
+    }
     pmix_proc_t p;
     PMIX_PROC_CONSTRUCT(&p);
     PMIX_LOAD_NSPACE(p.nspace, rt_me.nspace);
@@ -144,7 +204,7 @@ static void fill_nodes(void)
         uint32_t nid;
         p.rank = (pmix_rank_t)r;
         if (get_u32(&p, PMIX_NODEID, &nid) == 0) {
-            shm_rt_g.node_of[r] = (int)nid;
+            rt_node_of[r] = (int)nid;
             if ((int)nid > max)
                 max = (int)nid;
         } else {
@@ -157,12 +217,14 @@ static void fill_nodes(void)
     if (!all_known) {
         /* Only our own host is known: peers here are node 0, the rest node 1. */
         for (int r = 0; r < shm_rt_g.size; r++)
-            shm_rt_g.node_of[r] = 1;
+            rt_node_of[r] = 1;
         for (int i = 0; i < shm_rt_g.local_size; i++)
-            shm_rt_g.node_of[shm_rt_g.local_peers[i]] = 0;
-        max = shm_rt_g.local_size == shm_rt_g.size ? 0 : 1;
+            rt_node_of[shm_rt_g.local_peers[i]] = 0;
+        max = 1;
     }
     shm_rt_g.nnodes = max + 1;
+    free(rt_node_of);
+    rt_node_of = NULL;
 }
 
 /* Events that mean the job cannot complete: a peer aborted, died or was
@@ -305,8 +367,7 @@ shm_status_t shm_rt_init(void)
         lrank = 0;
     shm_rt_g.local_rank = (int)lrank;
     shm_rt_g.local_peers = calloc(lsize ? lsize : 1, sizeof(int));
-    shm_rt_g.node_of = calloc(size, sizeof(int));
-    if (!shm_rt_g.local_peers || !shm_rt_g.node_of)
+    if (!shm_rt_g.local_peers)
         return SHM_ERR_NOMEM;
 
     pmix_value_t *val = NULL;
@@ -322,7 +383,7 @@ shm_status_t shm_rt_init(void)
     }
     if (val)
         PMIX_VALUE_RELEASE(val);
-    fill_nodes();
+    fill_nodes(&wild);
     atomic_store(&rt_leaving, 0);
     rt_register_events();
     return SHM_OK;
@@ -345,8 +406,7 @@ void shm_rt_fini(void)
         rt_local_kv = n;
     }
     free(shm_rt_g.local_peers);
-    free(shm_rt_g.node_of);
-    shm_rt_g.local_peers = shm_rt_g.node_of = NULL;
+    shm_rt_g.local_peers = NULL;
 }
 
 shm_status_t shm_rt_put(const char *key, const void *buf, size_t len)
@@ -388,9 +448,9 @@ static void rt_log_layout(void)
     for (int i = 0; i < shm_rt_g.local_size && off + 16 < sizeof(peers); i++)
         off += (size_t)snprintf(peers + off, sizeof(peers) - off, "%s%d", i ? "," : "",
                                 shm_rt_g.local_peers[i]);
-    SHM_DEBUG(RT, "nspace %s, PE %d of %d on host %s (node %d of %d), same-host PEs %s%s%s",
+    SHM_DEBUG(RT, "nspace %s, PE %d of %d on host %s (%d host%s in the job), same-host PEs %s%s%s",
               shm_rt_g.nspace, shm_rt_g.rank, shm_rt_g.size, rt_host,
-              shm_rt_g.node_of[shm_rt_g.rank], shm_rt_g.nnodes, peers,
+              shm_rt_g.nnodes, shm_rt_g.nnodes == 1 ? "" : "s", peers,
               rt_evhdlr_up ? ", peer-failure events on" : ", peer-failure events off: ",
               rt_evhdlr_up ? "" : rt_evhdlr_err ? PMIx_Error_string(rt_evhdlr_err) : "no launcher");
 }
@@ -412,7 +472,7 @@ static shm_status_t rt_fence_failed(const char *what, pmix_status_t rc)
     return SHM_ERR_RUNTIME;
 }
 
-shm_status_t shm_rt_exchange(void)
+shm_status_t shm_rt_exchange(int collect)
 {
     rt_log_layout();
     if (!rt_pmix_up)
@@ -423,8 +483,8 @@ shm_status_t shm_rt_exchange(void)
         return SHM_ERR_RUNTIME;
     }
     pmix_info_t info;
-    bool collect = true;
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    bool all = collect != 0;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &all, PMIX_BOOL);
     rc = PMIx_Fence(NULL, 0, &info, 1);
     PMIX_INFO_DESTRUCT(&info);
     if (rc != PMIX_SUCCESS)

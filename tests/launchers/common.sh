@@ -117,11 +117,11 @@ expect_two_host_split() {
     expect_line "host split" "$out" "^host 1: PEs 1 3$"
     for pe in 0 2; do
         expect_line "PE $pe placement (library's rt debug line)" "$out" \
-            "\[PE $pe hosta:.*PE $pe of 4 on host hosta \(node 0 of 2\), same-host PEs 0,2"
+            "\[PE $pe hosta:.*PE $pe of 4 on host hosta \(2 hosts in the job\), same-host PEs 0,2"
     done
     for pe in 1 3; do
         expect_line "PE $pe placement (library's rt debug line)" "$out" \
-            "\[PE $pe hostb:.*PE $pe of 4 on host hostb \(node 1 of 2\), same-host PEs 1,3"
+            "\[PE $pe hostb:.*PE $pe of 4 on host hostb \(2 hosts in the job\), same-host PEs 1,3"
     done
 }
 

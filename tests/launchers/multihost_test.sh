@@ -93,9 +93,9 @@ pe_tests)
     done
     ;;
 barrier_np4)
-    # 1000 barriers with puts, 2 PEs per host. It once hung: rxm's lazy
-    # connections collided (both ends of a pair connecting at once); the
-    # conduit now wires pairs up at init (cdt_wireup).
+    # 1000 barriers with puts, 2 PEs per host. It once hung, blamed on
+    # rxm's lazy connections colliding (both ends of a pair connecting at
+    # once); pairs connect on first contact again, so it guards that.
     run_job "$W/out" "${MPIRUN[@]}" -np 4 "$PE_BARRIER"
     expect_ok "pe_barrier_sync with 4 PEs on 2 hosts" "$W/out"
     expect_line "pe_barrier_sync" "$W/out" "passed .*4 PEs"

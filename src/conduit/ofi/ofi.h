@@ -33,7 +33,7 @@ typedef struct {
     int needs_target_progress;
     int amo_post_via_fetch;  /* issue non-fetching atomics as fetching ones (ofi_amo.c) */
     int pid_named_regions;   /* keeps /dev/shm/<pid>:... files that a dead process leaves */
-    int lazy_connect;        /* connects a pair on its first transfer: wire up at init */
+    int lazy_connect;        /* connects a pair on its first transfer (SHMEM_OFI_EAGER_CONNECT) */
 } cdt_ofi_prov_row_t;
 
 /*
@@ -62,6 +62,7 @@ typedef struct {
     volatile int progress_stop;
     int progress_running;
     int dflt_wait_fd;         /* the default context's CQ has an FI_WAIT_FD */
+    int npeers;               /* peers resolved (cdt_ofi_peer_slow) */
 } cdt_ofi_t;
 
 extern cdt_ofi_t cdt_ofi_g;

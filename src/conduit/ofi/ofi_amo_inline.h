@@ -165,12 +165,13 @@ static inline enum fi_op cdt_ofi_amo_fiop(cdt_amo_op_t op)
 
 /* The message every form shares; ioc/rioc live in the caller's frame. */
 #define CDT_OFI_AMO_MSG(msg_, ioc_, rioc_, t_, op_, seg_, off_, operand_, pe_, kind_) \
-    const cdt_ofi_rseg_t *r_ = &cdt_ofi_fast_g.rseg[(pe_) * SHM_NSEGS + (seg_)]; \
+    const cdt_ofi_peer_t *p_ = cdt_ofi_peer(pe_);                              \
+    const cdt_ofi_rseg_t *r_ = &p_->seg[seg_];                                 \
     struct fi_ioc ioc_ = {.addr = (void *)(operand_), .count = 1};             \
     struct fi_rma_ioc rioc_ = {.addr = r_->base + (off_), .count = 1, .key = r_->key}; \
     struct fi_msg_atomic msg_ = {.msg_iov = &ioc_,                             \
                                  .iov_count = 1,                               \
-                                 .addr = (fi_addr_t)(pe_),                     \
+                                 .addr = (fi_addr_t)(p_->addr1 - 1),           \
                                  .rma_iov = &rioc_,                            \
                                  .rma_iov_count = 1,                           \
                                  .datatype = cdt_ofi_amo_dt(t_),               \

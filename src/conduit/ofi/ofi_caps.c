@@ -24,11 +24,15 @@ static const cdt_ofi_prov_row_t prov_table[] = {
      /* Region files are named <pid>:<ep>:<dom>; see cdt_ofi_sweep_own_regions. */
      .pid_named_regions = 1},
     /* rxm counts a put complete before the data landed; injects ignore DC. */
-    /* rxm opens a connection on a pair's first transfer; when both ends of a
-     * pair do so at once (a barrier's first round), 1.17's collision path
-     * can leave a write never completed (seen as "Connection refused" from
-     * rxm_handle_error, then pe_barrier_sync with 4 PEs and SHMEM_YIELD=off
-     * hung for good; tests/launchers multihost barrier_np4): wire up at init. */
+    /* rxm opens a connection on a pair's first transfer. When both ends of a
+     * pair do so at once, rxm keeps the request of the end with the lower
+     * address and rejects the other ("Connection refused" at FI_LOG_LEVEL=
+     * info: expected); the rejected side's operation is retried on the
+     * surviving connection. Once blamed for a 4-PE barrier hang, for which
+     * every pair was wired up at init; that hang did not come back with
+     * connections on demand (pe.connect_demand: all-to-all first contacts
+     * at 8 PEs; pe_barrier_sync 4 PEs, SHMEM_YIELD=off). SHMEM_OFI_EAGER_
+     * CONNECT=1 still wires every pair up at init (cdt_wireup). */
     {.name = "tcp;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 0,
      .needs_target_progress = 1, .lazy_connect = 1},
     {.name = "verbs;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 0,

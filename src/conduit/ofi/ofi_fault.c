@@ -85,9 +85,11 @@ void cdt_ofi_peer_fatal(int pe, int is_error, const char *fmt, ...)
     if (cdt_ofi_g.cfg.size > 1) {
         unsigned wait_ms = is_error ? 1000 : 0;
         int me = cdt_ofi_g.cfg.rank;
-        if (pe >= 0 && pe < cdt_ofi_g.cfg.size && shm_rt_g.node_of != NULL &&
-            shm_rt_g.node_of[pe] < shm_rt_g.node_of[me])
-            wait_ms += 3000;
+        if (pe >= 0 && pe < cdt_ofi_g.cfg.size && pe != me) {
+            int pn = shm_rt_node_of(pe), mn = shm_rt_node_of(me);
+            if (pn >= 0 && mn >= 0 && pn < mn)
+                wait_ms += 3000;
+        }
         if (wait_ms)
             sleep_ms(wait_ms); /* the job may be ended here */
         if (!claim_report()) {
@@ -184,8 +186,9 @@ void cdt_probe_peer(cdt_ctx_t *ctx, int pe, const char *what)
         pe == cdt_ofi_g.cfg.rank)
         return;
     uint64_t v;
-    const cdt_ofi_rseg_t *r = &cdt_ofi_fast_g.rseg[pe * SHM_NSEGS + SHM_SEG_HEAP];
-    ssize_t rc = cdt_ofi_rma_frags(ctx, 1, &v, r->base, r->key, sizeof(v), (fi_addr_t)pe,
+    const cdt_ofi_peer_t *p = cdt_ofi_peer(pe);
+    const cdt_ofi_rseg_t *r = &p->seg[SHM_SEG_HEAP];
+    ssize_t rc = cdt_ofi_rma_frags(ctx, 1, &v, r->base, r->key, sizeof(v), (fi_addr_t)(p->addr1 - 1),
                                    CDT_OFI_OPCTX(CDT_OP_GET, pe), pe);
     if (rc != 0)
         cdt_ofi_fatal_rc(what, pe, rc);

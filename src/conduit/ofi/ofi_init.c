@@ -162,8 +162,9 @@ shm_status_t cdt_init(const cdt_config_t *cfg)
     OFI_CHECK(fi_av_open(cdt_ofi_g.domain, &av_attr, &cdt_ofi_g.av, NULL), "fi_av_open");
     cdt_ofi_amo_init(); /* probes the domain's atomics */
 
-    cdt_ofi_fast_g.rseg = calloc((size_t)cfg->size * SHM_NSEGS, sizeof(cdt_ofi_rseg_t));
-    if (cdt_ofi_fast_g.rseg == NULL)
+    /* Zero pages until touched: a PE pays memory for the peers it talks to. */
+    cdt_ofi_fast_g.peer = calloc((size_t)cfg->size, sizeof(cdt_ofi_peer_t));
+    if (cdt_ofi_fast_g.peer == NULL)
         return SHM_ERR_NOMEM;
     SHM_INFO(OFI, "provider %s, inject %zu (provider %zu), mr %s%s, amo %s, put %s",
              cdt_ofi_g.prov_name, cdt_ofi_fast_g.inject_size, cdt_ofi_g.caps.inject_size,
@@ -253,7 +254,6 @@ shm_status_t cdt_seg_expose(int seg, void *base, size_t len)
 
 shm_status_t cdt_connect(void)
 {
-    int n = cdt_ofi_g.cfg.size;
     ofi_card_t card = {0};
     size_t namelen = sizeof(card.name);
     OFI_CHECK(fi_getname(&cdt_ofi_g.dflt->ep->fid, card.name, &namelen), "fi_getname");
@@ -267,43 +267,62 @@ shm_status_t cdt_connect(void)
     gethostname(host, sizeof(host) - 1);
     if (st == SHM_OK) /* read only to name a peer in an error report */
         st = shm_rt_put(CDT_OFI_HOST_KEY, host, sizeof(host));
+    /* Eager wire-up reads every card at once: then let the fence bring them
+     * all. Otherwise each is fetched from the launcher on first contact. */
+    int eager = cdt_ofi_g.cfg.eager_connect;
     if (st == SHM_OK)
-        st = shm_rt_exchange();
+        st = shm_rt_exchange(eager);
     if (st != SHM_OK)
         return st;
-
-    /*
-     * One insert per PE, in rank order: names need not have one length (shm's
-     * carry the process id, so PEs 999 and 1000 differ by a byte).
-     */
-    for (int pe = 0; pe < n; pe++) {
-        ofi_card_t c;
-        if ((st = shm_rt_get(pe, OFI_KEY, &c, sizeof(c))) != SHM_OK)
-            return st;
-        if (c.namelen == 0 || c.namelen > sizeof(c.name)) {
-            shm_error("PE %d published an endpoint name of %u bytes", pe, c.namelen);
-            return SHM_ERR_PROTO;
-        }
-        memcpy(&cdt_ofi_fast_g.rseg[(size_t)pe * SHM_NSEGS], c.seg, sizeof(c.seg));
-        fi_addr_t fa = FI_ADDR_NOTAVAIL;
-        int rc = fi_av_insert(cdt_ofi_g.av, c.name, 1, &fa, 0, NULL);
-        if (rc != 1) {
-            shm_error("fi_av_insert of PE %d's address (%u bytes) returned %d (%s): are all PEs "
-                      "on the same provider?",
-                      pe, c.namelen, rc, rc < 0 ? fi_strerror(-rc) : "not inserted");
-            return SHM_ERR_FABRIC;
-        }
-        if (fa != (fi_addr_t)pe) {
-            shm_error("address vector gave PE %d the address %llu", pe, (unsigned long long)fa);
-            return SHM_ERR_FABRIC;
-        }
-    }
+    if (eager)
+        for (int pe = 0; pe < cdt_ofi_g.cfg.size; pe++)
+            cdt_ofi_peer(pe);
     return SHM_OK;
+}
+
+/*
+ * First contact with pe: its card from the launcher (PMIx_Get; served from
+ * the data the fence collected, or fetched from pe's server on demand), one
+ * address-vector insert, its segments. Under a lock: several threads, or a
+ * thread and the progress thread, may meet the same new peer at once; the
+ * entry is published (addr1) last, so a reader that sees it sees it whole.
+ * Connection-oriented providers (rxm) connect on the first transfer that
+ * follows; both ends of a pair doing so at once is rxm's to settle (it
+ * keeps the request of the end with the lower address: PROVIDERS.md).
+ */
+const cdt_ofi_peer_t *cdt_ofi_peer_slow(int pe)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    cdt_ofi_peer_t *p = &cdt_ofi_fast_g.peer[pe];
+    pthread_mutex_lock(&lock);
+    if (__atomic_load_n(&p->addr1, __ATOMIC_ACQUIRE) != 0) {
+        pthread_mutex_unlock(&lock);
+        return p;
+    }
+    ofi_card_t c;
+    shm_status_t st = shm_rt_get(pe, OFI_KEY, &c, sizeof(c));
+    if (st != SHM_OK)
+        shm_fatal("cannot reach PE %d: the launcher (PMIx) did not give its fabric address: %s",
+                  pe, shm_status_str(st));
+    if (c.namelen == 0 || c.namelen > sizeof(c.name))
+        shm_fatal("PE %d published an endpoint name of %u bytes", pe, c.namelen);
+    fi_addr_t fa = FI_ADDR_NOTAVAIL;
+    int rc = fi_av_insert(cdt_ofi_g.av, c.name, 1, &fa, 0, NULL);
+    if (rc != 1 || fa == FI_ADDR_NOTAVAIL)
+        shm_fatal("fi_av_insert of PE %d's address (%u bytes) returned %d (%s): are all PEs on "
+                  "the same provider (%s here)?",
+                  pe, c.namelen, rc, rc < 0 ? fi_strerror(-rc) : "not inserted",
+                  cdt_ofi_g.prov_name);
+    memcpy(p->seg, c.seg, sizeof(c.seg));
+    __atomic_store_n(&p->addr1, (uint64_t)fa + 1, __ATOMIC_RELEASE);
+    cdt_ofi_g.npeers++;
+    pthread_mutex_unlock(&lock);
+    return p;
 }
 
 int cdt_wireup(void)
 {
-    if (!cdt_ofi_g.caps.lazy_connect)
+    if (!cdt_ofi_g.caps.lazy_connect || !cdt_ofi_g.cfg.eager_connect)
         return 0;
     /* One direction per pair (the lower rank connects), so no pair's two
      * ends ever connect to each other at the same time. */
@@ -330,7 +349,7 @@ void cdt_fini(void)
         fi_close(&cdt_ofi_g.fabric->fid);
     if (cdt_ofi_g.info)
         fi_freeinfo(cdt_ofi_g.info);
-    free(cdt_ofi_fast_g.rseg);
+    free(cdt_ofi_fast_g.peer);
     memset(&cdt_ofi_fast_g, 0, sizeof(cdt_ofi_fast_g));
     memset(&cdt_ofi_g, 0, sizeof(cdt_ofi_g));
 }

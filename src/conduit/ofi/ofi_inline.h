@@ -34,8 +34,19 @@ typedef enum {
     CDT_OP_FETCH_AMO,
 } cdt_ofi_op_t;
 
+/*
+ * What this PE knows of another: its address-vector entry and its segments.
+ * Filled on first contact (cdt_ofi_peer_slow, ofi_init.c), not at init, so
+ * that start-up does not grow with the job: a PE inserts and asks the
+ * launcher for the addresses of the PEs it talks to only.
+ */
 typedef struct {
-    cdt_ofi_rseg_t *rseg;       /* [pe * SHM_NSEGS + seg] */
+    uint64_t addr1;             /* fi_addr_t + 1; 0: not known yet */
+    cdt_ofi_rseg_t seg[SHM_NSEGS];
+} cdt_ofi_peer_t;
+
+typedef struct {
+    cdt_ofi_peer_t *peer;       /* [pe], zero until first contact */
     size_t inject_size;         /* 0 when injects are not remotely complete */
     int inject_flush;           /* injects are not delivery-complete: quiet reads back */
     size_t bounce_size;
@@ -86,6 +97,23 @@ void cdt_ofi_wait_gets(cdt_ctx_t *ctx);
 void cdt_ofi_kick_slow(int pe, uint64_t now);
 void cdt_ofi_flush_note(cdt_ctx_t *ctx, int pe);
 void cdt_ofi_flush(cdt_ctx_t *ctx);
+
+const cdt_ofi_peer_t *cdt_ofi_peer_slow(int pe);
+
+/* pe's entry, resolved on first contact. */
+static inline const cdt_ofi_peer_t *cdt_ofi_peer(int pe)
+{
+    const cdt_ofi_peer_t *p = &cdt_ofi_fast_g.peer[pe];
+    if (shm_unlikely(__atomic_load_n(&p->addr1, __ATOMIC_ACQUIRE) == 0))
+        p = cdt_ofi_peer_slow(pe);
+    return p;
+}
+
+/* pe's address-vector entry (pe was resolved by the caller's cdt_ofi_peer). */
+static inline fi_addr_t cdt_ofi_addr(int pe)
+{
+    return (fi_addr_t)(cdt_ofi_peer(pe)->addr1 - 1);
+}
 
 static inline uint64_t cdt_ofi_now_ns(void)
 {
@@ -141,12 +169,14 @@ static inline uint64_t cdt_ofi_count(cdt_ctx_t *ctx, uint64_t *cnt, uint64_t n)
 static inline void cdt_ofi_put(cdt_ctx_t *ctx, int seg, size_t off, const void *src,
                                size_t bytes, int pe, int blocking)
 {
-    const cdt_ofi_rseg_t *r = &cdt_ofi_fast_g.rseg[pe * SHM_NSEGS + seg];
+    const cdt_ofi_peer_t *p = cdt_ofi_peer(pe);
+    const cdt_ofi_rseg_t *r = &p->seg[seg];
     if (cdt_plan_put(bytes, ctx->inject_size, 0, 0) == CDT_PATH_INJECT) {
         if (shm_unlikely(cdt_ofi_fast_g.inject_flush) && ctx->last_flush_pe != pe)
             cdt_ofi_flush_note(ctx, pe);
         cdt_ofi_count(ctx, &ctx->put_issued, 1); /* before the issue: see cdt_ofi_count */
-        ssize_t rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)pe, r->base + off, r->key);
+        ssize_t rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)(p->addr1 - 1),
+                                     r->base + off, r->key);
         if (shm_unlikely(rc != 0))
             cdt_ofi_inject_retry(ctx, rc, r->base + off, r->key, src, bytes, pe);
         cdt_ofi_issued(ctx, pe);
@@ -169,14 +199,14 @@ static inline void cdt_put_nbi(cdt_ctx_t *ctx, int seg, size_t off, const void *
 
 static inline void cdt_get(cdt_ctx_t *ctx, void *dst, int seg, size_t off, size_t bytes, int pe)
 {
-    const cdt_ofi_rseg_t *r = &cdt_ofi_fast_g.rseg[pe * SHM_NSEGS + seg];
+    const cdt_ofi_rseg_t *r = &cdt_ofi_peer(pe)->seg[seg];
     cdt_ofi_get_slow(ctx, dst, r->base + off, r->key, bytes, pe, 1);
 }
 
 static inline void cdt_get_nbi(cdt_ctx_t *ctx, void *dst, int seg, size_t off, size_t bytes,
                                int pe)
 {
-    const cdt_ofi_rseg_t *r = &cdt_ofi_fast_g.rseg[pe * SHM_NSEGS + seg];
+    const cdt_ofi_rseg_t *r = &cdt_ofi_peer(pe)->seg[seg];
     cdt_ofi_get_slow(ctx, dst, r->base + off, r->key, bytes, pe, 0);
 }
 

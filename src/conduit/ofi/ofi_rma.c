@@ -42,7 +42,7 @@ void cdt_ofi_inject_retry(cdt_ctx_t *ctx, ssize_t rc, uint64_t raddr, uint64_t k
         ctx_progress(ctx);
         cdt_ofi_issued(ctx, pe);
         cdt_ofi_stall_check(&stall, 0, ctx, "put", pe);
-        rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)pe, raddr, key);
+        rc = fi_inject_write(ctx->ep, src, bytes, cdt_ofi_addr(pe), raddr, key);
     }
     if (rc != 0)
         cdt_ofi_fatal_rc("put", pe, rc);
@@ -176,11 +176,13 @@ void cdt_ofi_flush(cdt_ctx_t *ctx)
 {
     for (unsigned i = 0; i < ctx->nflush; i++) {
         int pe = ctx->flush_pe[i];
-        const cdt_ofi_rseg_t *r = &cdt_ofi_fast_g.rseg[pe * SHM_NSEGS + SHM_SEG_HEAP];
+        const cdt_ofi_peer_t *p = cdt_ofi_peer(pe);
+        const cdt_ofi_rseg_t *r = &p->seg[SHM_SEG_HEAP];
         cdt_ofi_count(ctx, &ctx->get_issued, 1); /* before the issue: see cdt_ofi_count */
         CDT_RETRY(ctx,
                   fi_read(ctx->ep, &ctx->flush_sink, sizeof(ctx->flush_sink), NULL,
-                          (fi_addr_t)pe, r->base, r->key, CDT_OFI_OPCTX(CDT_OP_PUT, pe)),
+                          (fi_addr_t)(p->addr1 - 1), r->base, r->key,
+                          CDT_OFI_OPCTX(CDT_OP_PUT, pe)),
                   "put (completion read)", pe);
     }
     ctx->nflush = 0;
@@ -195,13 +197,13 @@ void cdt_ofi_put_slow(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *
         char *b = bounce_slot(ctx);
         memcpy(b, src, bytes);
         cdt_ofi_count(ctx, &ctx->put_issued, 1);
-        CDT_RETRY(ctx, fi_write(ctx->ep, b, bytes, NULL, (fi_addr_t)pe, raddr, key, opctx),
+        CDT_RETRY(ctx, fi_write(ctx->ep, b, bytes, NULL, cdt_ofi_addr(pe), raddr, key, opctx),
                   "put", pe);
         cdt_ofi_issued(ctx, pe);
         return;
     }
     ssize_t rc =
-        cdt_ofi_rma_frags(ctx, 0, (void *)src, raddr, key, bytes, (fi_addr_t)pe, opctx, pe);
+        cdt_ofi_rma_frags(ctx, 0, (void *)src, raddr, key, bytes, cdt_ofi_addr(pe), opctx, pe);
     if (shm_unlikely(rc != 0))
         cdt_ofi_fatal_rc("put", pe, rc);
     cdt_ofi_issued(ctx, pe);
@@ -213,7 +215,7 @@ void cdt_ofi_get_slow(cdt_ctx_t *ctx, void *dst, uint64_t raddr, uint64_t key, s
                       int pe, int blocking)
 {
     void *opctx = CDT_OFI_OPCTX(CDT_OP_GET, pe);
-    ssize_t rc = cdt_ofi_rma_frags(ctx, 1, dst, raddr, key, bytes, (fi_addr_t)pe, opctx, pe);
+    ssize_t rc = cdt_ofi_rma_frags(ctx, 1, dst, raddr, key, bytes, cdt_ofi_addr(pe), opctx, pe);
     if (shm_unlikely(rc != 0))
         cdt_ofi_fatal_rc("get", pe, rc);
     cdt_ofi_issued(ctx, pe);

@@ -218,8 +218,16 @@ shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
             return SHM_ERR_NOMEM;
         ctx->bounce_n = (unsigned)n;
     }
-    if (cdt_ofi_g.dflt == NULL)
+    if (cdt_ofi_g.dflt == NULL) {
         cdt_ofi_g.dflt = ctx;
+        /* Contexts made later only read and write: over rxm they need no
+         * shared receive context, which costs ~70 MB and ~0.3-0.9 s per
+         * endpoint (SOS many-ctx: 64 contexts did not start); without it
+         * ~1 MB and ~10 ms. rxm reads this when an endpoint opens; init is
+         * still single-threaded here, and a value the user set stays. */
+        if (strstr(cdt_ofi_g.prov_name, "ofi_rxm") != NULL)
+            setenv("FI_OFI_RXM_USE_SRX", "0", 0);
+    }
     return SHM_OK;
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ofishmem_rpc.h"
+#include "rpc_bench.h"
 
 static unsigned long long now_ns(void)
 {
@@ -37,23 +38,10 @@ static void h_echo(orpc_call_t *c, const void *in, size_t n, void *arg)
     orpc_respond(c, 0, in, n);
 }
 
-static int read_line(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL || fgets(buf, (int)len, f) == NULL) {
-        if (f)
-            fclose(f);
-        return -1;
-    }
-    fclose(f);
-    buf[strcspn(buf, "\n")] = '\0';
-    return 0;
-}
-
 static int client_main(const char *af, const char *kf, const char *t0s)
 {
     char addr[ORPC_ADDR_STRLEN], key[700];
-    if (read_line(af, addr, sizeof(addr)) != 0)
+    if (rpcb_read_addr(af, addr, sizeof(addr), 0) != 0)
         return 1;
     snprintf(key, sizeof(key), "@%s", kf);
     orpc_t *rpc;
@@ -106,13 +94,8 @@ int main(int argc, char **argv)
         if (orpc_open(&o, &rpc) != 0)
             _exit(1);
         orpc_register(rpc, "bench.echo", h_echo, NULL, 0, NULL);
-        char addr[ORPC_ADDR_STRLEN], tmp[700];
-        orpc_addr(rpc, addr, sizeof(addr));
-        snprintf(tmp, sizeof(tmp), "%s.tmp", af);
-        FILE *f = fopen(tmp, "w");
-        fprintf(f, "%s\n", addr);
-        fclose(f);
-        rename(tmp, af);
+        if (rpcb_publish_addr(rpc, af) != 0)
+            _exit(1);
         while (!stop_g)
             orpc_progress(rpc, 1);
         orpc_close(rpc);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ofishmem_rpc.h"
+#include "rpc_bench.h"
 
 static double now_s(void)
 {
@@ -79,13 +80,8 @@ static int server_main(const char *prov, const char *af, const char *kf)
     orpc_register(rpc, "bench.res", h_res, NULL, 0, NULL);
     orpc_register(rpc, "bench.pull", h_desc, NULL, 0, NULL);
     orpc_register(rpc, "bench.push", h_desc, (void *)1, 0, NULL);
-    char addr[ORPC_ADDR_STRLEN], tmp[700];
-    orpc_addr(rpc, addr, sizeof(addr));
-    snprintf(tmp, sizeof(tmp), "%s.tmp", af);
-    FILE *f = fopen(tmp, "w");
-    fprintf(f, "%s\n", addr);
-    fclose(f);
-    rename(tmp, af);
+    if (rpcb_publish_addr(rpc, af) != 0)
+        return 1;
     while (!stop_g)
         orpc_progress(rpc, 1);
     orpc_close(rpc);
@@ -175,13 +171,8 @@ int main(int argc, char **argv)
     pid_t srv = fork();
     if (srv == 0)
         _exit(server_main(prov, af, kf));
-    for (int i = 0; i < 400 && access(af, R_OK) != 0; i++)
-        usleep(10000);
-    FILE *f = fopen(af, "r");
-    if (f == NULL || fgets(addr, sizeof(addr), f) == NULL)
+    if (rpcb_read_addr(af, addr, sizeof(addr), 4000) != 0)
         return 1;
-    fclose(f);
-    addr[strcspn(addr, "\n")] = '\0';
     snprintf(key, sizeof(key), "@%s", kf);
     orpc_t *rpc;
     orpc_peer_t *p;

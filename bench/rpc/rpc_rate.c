@@ -33,6 +33,7 @@
 
 #include "harness.h"
 #include "ofishmem_rpc.h"
+#include "rpc_bench.h"
 
 static double now_s(void)
 {
@@ -96,13 +97,8 @@ static int server_main(const char *prov, int multi, const char *addr_file, const
     if (orpc_open(&o, &rpc) != ORPC_OK)
         return 1;
     orpc_register(rpc, "bench.echo", h_echo, NULL, 0, NULL);
-    char addr[ORPC_ADDR_STRLEN], tmp[700];
-    orpc_addr(rpc, addr, sizeof(addr));
-    snprintf(tmp, sizeof(tmp), "%s.tmp", addr_file);
-    FILE *f = fopen(tmp, "w");
-    fprintf(f, "%s\n", addr);
-    fclose(f);
-    rename(tmp, addr_file);
+    if (rpcb_publish_addr(rpc, addr_file) != 0)
+        return 1;
     while (!stop_g)
         orpc_progress(rpc, busy_g ? 0 : 1);
     /* Receive buffers posted again per request (what multi-recv saves), and
@@ -114,8 +110,10 @@ static int server_main(const char *prov, int multi, const char *addr_file, const
     getrusage(RUSAGE_SELF, &ru);
     double cpu = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
                  (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    char tmp[700];
     snprintf(tmp, sizeof(tmp), "%s.stats", addr_file);
-    if ((f = fopen(tmp, "w")) != NULL) {
+    FILE *f = fopen(tmp, "w");
+    if (f != NULL) {
         fprintf(f, "%llu %llu %.6f\n", (unsigned long long)st.requests,
                 (unsigned long long)st.reposts, cpu);
         fclose(f);
@@ -128,11 +126,8 @@ static int client_main(const char *addr_file, const char *key_file, double start
                        int window, size_t size, int fd)
 {
     char addr[ORPC_ADDR_STRLEN], key[700];
-    FILE *f = fopen(addr_file, "r");
-    if (f == NULL || fgets(addr, sizeof(addr), f) == NULL)
+    if (rpcb_read_addr(addr_file, addr, sizeof(addr), 4000) != 0)
         return 1;
-    fclose(f);
-    addr[strcspn(addr, "\n")] = '\0';
     snprintf(key, sizeof(key), "@%s", key_file);
     orpc_t *rpc;
     orpc_peer_t *srv;

@@ -397,6 +397,16 @@ static void conn_unmap(rpc_sq_conn_t *c)
     c->map = c->bell_map = NULL;
 }
 
+/* Everything a connection holds but its own memory (slots are not malloc'd). */
+static void conn_release(rpc_sq_conn_t *c)
+{
+    conn_unmap(c);
+    if (c->sock >= 0)
+        close(c->sock);
+    if (c->pidfd >= 0)
+        close(c->pidfd);
+}
+
 void rpc_sq_close(orpc_t *r)
 {
     rpc_sq_t *s = r->sq;
@@ -410,11 +420,7 @@ void rpc_sq_close(orpc_t *r)
     for (int i = 0; s->slots && i < SQ_MAX_CONNS; i++) {
         rpc_sq_conn_t *c = &s->slots[i];
         if (c->state != SQ_FREE) {
-            conn_unmap(c);
-            if (c->sock >= 0)
-                close(c->sock);
-            if (c->pidfd >= 0)
-                close(c->pidfd);
+            conn_release(c);
         }
     }
     /* Servers that died while we talked to them: give them a moment to be gone. */
@@ -557,11 +563,7 @@ fail:
         close(fd);
     if (bfd >= 0)
         close(bfd);
-    conn_unmap(c);
-    if (c->sock >= 0)
-        close(c->sock);
-    if (c->pidfd >= 0)
-        close(c->pidfd);
+    conn_release(c);
     free(c);
     return NULL;
 }
@@ -579,11 +581,7 @@ void rpc_sq_disconnect(orpc_t *r, rpc_sq_conn_t *c)
 {
     if (r->sq)
         active_remove(r->sq, c);
-    conn_unmap(c);
-    if (c->sock >= 0)
-        close(c->sock);
-    if (c->pidfd >= 0)
-        close(c->pidfd);
+    conn_release(c);
     free(c);
 }
 

@@ -47,8 +47,18 @@ CASE=$1
 LIMIT=${NETFAULT_LIMIT:-3}
 [ "$CASE" = flap_long ] && LIMIT=10
 # Allowed beyond LIMIT + 2 s for a machine shared with other builds (the
-# docs give the times measured on a quiet one).
-SLACK_MS=${NETFAULT_SLACK_MS:-2000}
+# docs give the times measured on a quiet one): 2 s, plus 1 s for each
+# runnable task beyond the CPU count in the 1-minute load average (up to
+# 8 s more). CI runs this beside the rest of the suite: at load 5 on 2
+# cores the message came 6.1-7.1 s after the link went down (3.0-3.2 s on a
+# quiet machine), every PE a further 1.1-2.2 s later (Open MPI's teardown:
+# SIGTERM, then odls_base_sigkill_timeout = 1 s per daemon).
+if [ -z "${NETFAULT_SLACK_MS:-}" ]; then
+    SLACK_MS=$(awk -v n="$(nproc)" '{ x = $1 - n; if (x < 0) x = 0; if (x > 8) x = 8;
+                                      printf "%d", 2000 + 1000 * x }' /proc/loadavg)
+else
+    SLACK_MS=$NETFAULT_SLACK_MS
+fi
 need mpirun openmpi-bin
 need ip iproute2
 need unshare util-linux
@@ -186,10 +196,10 @@ expect_fabric_end() {
         [ "$lines" -eq 1 ] || { cat "$W/out" >&2; fail "$CASE: $lines library messages, expected 1"; }
     fi
     grep -Eq "$2" "$W/out" || { cat "$W/out" >&2; fail "$CASE: the message does not match '$2'"; }
-    echo "fault -> message $((${MSG_MS:-$END_MS} - $1)) ms, -> every PE gone $took ms, -> mpirun returned $mpirun_took ms"
+    echo "fault -> message $((${MSG_MS:-$END_MS} - $1)) ms, -> every PE gone $took ms, -> mpirun returned $mpirun_took ms (load $(cut -d' ' -f1 /proc/loadavg), slack $SLACK_MS ms)"
     [ "$took" -le $(((LIMIT + 2) * 1000 + SLACK_MS)) ] ||
         { cat "$W/out" >&2; fail "$CASE: the PEs ended $took ms after the fault (limit ${LIMIT} s + 2 s + ${SLACK_MS} ms)"; }
-    [ "$mpirun_took" -le $(((LIMIT + 7) * 1000)) ] ||
+    [ "$mpirun_took" -le $(((LIMIT + 7) * 1000 + SLACK_MS - 2000)) ] ||
         { cat "$W/out" >&2; fail "$CASE: mpirun returned $mpirun_took ms after the fault"; }
     TOOK=$took
 }

@@ -40,17 +40,33 @@ static void barrier_dissemination(shm_team_t *t)
 
 /*
  * A PE waiting for another's flag cannot tell a peer that computes from a
- * link that is down: the flag simply does not come. So once a wait has
- * lasted SHM_COLL_PROBE_MS, and every SHM_COLL_PROBE_MS after that, read 8
- * bytes of that peer's heap through the fabric, a read bounded by
- * SHMEM_FABRIC_TIMEOUT: a computing peer's progress thread answers it, a
- * dead link or a stopped PE ends the job naming that PE. Peers whose heap
- * is mapped here (same host, direct path) need no fabric and are not
- * probed.
+ * link that is down, or from a flag that was lost: the flag simply does
+ * not come. So once a wait has lasted SHM_COLL_PROBE_MS, and every
+ * SHM_COLL_PROBE_MS after that, read through the fabric the peer's count
+ * of messages sent to this PE (its sent[] word in the team's slot, stored
+ * after the flag was issued), a read bounded by SHMEM_FABRIC_TIMEOUT:
+ *  - a computing peer's progress thread answers it, a dead link or a
+ *    stopped PE ends the job naming that PE;
+ *  - a count that has reached the message waited for means the flag was
+ *    issued and everything before it completed, yet it is not here: lost
+ *    (tcp;ofi_rxm after a connection reset loses RMA in flight without an
+ *    error, then reconnects). The flag is raised from the count (an atomic
+ *    max: never rolled back, harmless if the put lands after all).
+ * Only collective flags are covered: a user's shmem_wait_until on a put
+ * that was lost has no count to read. Peers whose heap is mapped here (same
+ * host, direct path) need no fabric and are not probed.
  */
 #define SHM_COLL_PROBE_MS 500
 
-void shm_coll_wait_long(shm_team_t *t, int from, uint64_t *since_ns)
+static void flag_raise(volatile uint64_t *flag, uint64_t v)
+{
+    uint64_t cur = __atomic_load_n(flag, __ATOMIC_RELAXED);
+    while (cur < v && !__atomic_compare_exchange_n(flag, &cur, v, 0, __ATOMIC_RELEASE,
+                                                  __ATOMIC_RELAXED))
+        ;
+}
+
+void shm_coll_wait_long(shm_team_t *t, int from, uint64_t want, uint64_t *since_ns)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -61,11 +77,21 @@ void shm_coll_wait_long(shm_team_t *t, int from, uint64_t *since_ns)
     }
     if (now - *since_ns < SHM_COLL_PROBE_MS * 1000000u)
         return;
-    int pe = shm_team_pe(t, from);
-    if (shm_heap_peer_addr(pe, 0) == NULL)
-        cdt_probe_peer(shm_coll_cdt(), pe,
-                       "barrier/collective wait: liveness probe (8-byte read)");
     *since_ns = now;
+    int pe = shm_team_pe(t, from);
+    if (shm_heap_peer_addr(pe, 0) != NULL)
+        return;
+    size_t me = (size_t)shm_coll_idx(t, t->me);
+    volatile uint64_t *flag = &t->flags[shm_coll_idx(t, from)];
+    uint64_t sent = cdt_probe_peer(shm_coll_cdt(), pe, t->sent_off + me * sizeof(uint64_t),
+                                   "barrier/collective wait: liveness probe (8-byte read)");
+    if (sent < want || *flag >= want)
+        return;
+    SHM_WARN(COLL,
+             "collective flag %llu from PE %d never arrived though that PE issued it (a "
+             "connection reset?): taken from its count (%llu)",
+             (unsigned long long)want, pe, (unsigned long long)sent);
+    flag_raise(flag, sent);
 }
 
 void shm_coll_barrier_alg(shm_team_t *t, shm_barrier_alg_t alg)

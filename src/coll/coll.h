@@ -107,20 +107,25 @@ static inline int shm_coll_idx(const shm_team_t *t, int rank)
  */
 static inline void shm_coll_flag(shm_team_t *t, int to)
 {
-    uint64_t v = ++t->sent[shm_coll_idx(t, to)];
+    uint64_t *sent = &t->sent[shm_coll_idx(t, to)];
+    uint64_t v = *sent + 1;
     size_t off = t->flags_off + (size_t)shm_coll_idx(t, t->me) * sizeof(uint64_t);
     int pe = shm_team_pe(t, to);
     uint64_t *peer = shm_heap_peer_addr(pe, off);
     if (peer) {
         __atomic_store_n(peer, v, __ATOMIC_RELEASE);
-        return;
+    } else {
+        cdt_put(shm_coll_cdt(), SHM_SEG_HEAP, off, &v, sizeof(v), pe);
     }
-    cdt_put(shm_coll_cdt(), SHM_SEG_HEAP, off, &v, sizeof(v), pe);
+    /* After the flag: a peer that reads this count (shm_coll_wait_long) and
+     * finds the flag missing knows it was lost, not still to be issued. */
+    __atomic_store_n(sent, v, __ATOMIC_RELEASE);
 }
 
-/* A wait for rank `from` that has lasted a while (barrier.c): probes it
- * across the fabric now and then, so a broken link ends the job. */
-void shm_coll_wait_long(shm_team_t *t, int from, uint64_t *since_ns);
+/* A wait for message `want` from rank `from` that has lasted a while
+ * (barrier.c): reads the sender's count across the fabric now and then,
+ * so a broken link ends the job and a lost flag is taken from the count. */
+void shm_coll_wait_long(shm_team_t *t, int from, uint64_t want, uint64_t *since_ns);
 
 /* Waits for the next message from rank `from`. */
 static inline void shm_coll_wait(shm_team_t *t, int from)
@@ -131,7 +136,7 @@ static inline void shm_coll_wait(shm_team_t *t, int from)
     for (unsigned polls = 0; t->flags[i] < want;) {
         cdt_poll_idle();
         if (shm_unlikely((++polls & 63) == 0))
-            shm_coll_wait_long(t, from, &since_ns);
+            shm_coll_wait_long(t, from, want, &since_ns);
     }
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
 }

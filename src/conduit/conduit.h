@@ -73,12 +73,13 @@ typedef struct cdt_ctx cdt_ctx_t;
 
 /**
  * For a wait on another PE's action (a collective's flag) that has lasted a
- * while: one 8-byte read of pe's heap through the fabric, waited for with
- * the SHMEM_FABRIC_TIMEOUT bound. A PE that computes answers it (its
- * progress thread); a link that is down, or a stopped PE, ends the job with
- * the fabric-timeout message naming `what`. No-op when the bound is off.
+ * while: one 8-byte read of pe's heap word at heap offset off through the
+ * fabric, waited for with the SHMEM_FABRIC_TIMEOUT bound (unbounded when
+ * the bound is off). A PE that computes answers it (its progress thread); a
+ * link that is down, or a stopped PE, ends the job with the fabric-timeout
+ * message naming `what`. Returns the word read.
  */
-void cdt_probe_peer(cdt_ctx_t *ctx, int pe, const char *what);
+uint64_t cdt_probe_peer(cdt_ctx_t *ctx, int pe, size_t off, const char *what);
 
 /** Context option: several threads may use it at once. */
 #define CDT_CTX_SHARED 0x1

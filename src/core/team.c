@@ -21,19 +21,19 @@ static struct {
     char *base;            /* first slot (heap) */
     size_t base_off;       /* its heap offset */
     size_t slot_bytes;
-    size_t words_bytes;    /* flags (and sizes) array of one slot, padded */
+    size_t words_bytes;    /* flags (sizes, sent) array of one slot, padded */
     size_t scratch_half;
     int nslots;
     int nmask;             /* 64-bit words of the free-slot bitmask */
     uint64_t *used;        /* bit s: slot s holds a team of this PE */
     shm_team_t **live;     /* live[s]: this PE's team in slot s (SHMEM_DEBUG checks) */
     pthread_mutex_t lock;
-    /* Active sets: one job-wide slot of flags and sizes, counts by world PE. */
+    /* Active sets: one job-wide slot of flags, sizes and sent counts, by world PE. */
     volatile uint64_t *as_flags;
     size_t as_flags_off;
     uint64_t *as_sizes;
     size_t as_sizes_off;
-    uint64_t *as_sent, *as_seen;
+    uint64_t *as_sent, *as_seen; /* as_sent: in the heap, after as_sizes */
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static size_t round_up(size_t v, size_t a)
@@ -50,23 +50,25 @@ static void team_attach(shm_team_t *t, int slot)
     t->flags_off = off;
     t->sizes = (uint64_t *)(b + pool.words_bytes);
     t->sizes_off = off + pool.words_bytes;
-    t->scratch = b + 2 * pool.words_bytes;
-    t->scratch_off = off + 2 * pool.words_bytes;
+    t->sent = (uint64_t *)(b + 2 * pool.words_bytes);
+    t->sent_off = off + 2 * pool.words_bytes;
+    t->scratch = b + 3 * pool.words_bytes;
+    t->scratch_off = off + 3 * pool.words_bytes;
     t->scratch_half = pool.scratch_half;
     t->scratch_uses = 0;
 }
 
-/* Zeroes a slot's flags and sizes: a free slot is always clean. */
+/* Zeroes a slot's flags, sizes and sent counts: a free slot is always clean. */
 static void slot_clean(int slot)
 {
-    memset(pool.base + (size_t)slot * pool.slot_bytes, 0, 2 * pool.words_bytes);
+    memset(pool.base + (size_t)slot * pool.slot_bytes, 0, 3 * pool.words_bytes);
 }
 
+/* The consumed counts (the sent counts are the slot's: team_attach). */
 static int team_counts_alloc(shm_team_t *t)
 {
-    t->sent = calloc((size_t)t->n, sizeof(uint64_t));
     t->seen = calloc((size_t)t->n, sizeof(uint64_t));
-    return t->sent && t->seen ? 0 : -1;
+    return t->seen ? 0 : -1;
 }
 
 /* If the explicit PE list is an arithmetic progression, keep (start, stride) instead. */
@@ -137,8 +139,8 @@ void shm_team_init(void)
     if (half < 256)
         half = 256;
     pool.scratch_half = half;
-    pool.slot_bytes = 2 * pool.words_bytes + 2 * half;
-    size_t as_bytes = 2 * pool.words_bytes;
+    pool.slot_bytes = 3 * pool.words_bytes + 2 * half;
+    size_t as_bytes = 3 * pool.words_bytes;
     size_t total = (size_t)pool.nslots * pool.slot_bytes + as_bytes;
 
     /* Made in the same order on every PE during init: the same offsets everywhere. */
@@ -155,11 +157,11 @@ void shm_team_init(void)
     pool.as_flags_off = pool.base_off + (size_t)pool.nslots * pool.slot_bytes;
     pool.as_sizes = (uint64_t *)((char *)pool.as_flags + pool.words_bytes);
     pool.as_sizes_off = pool.as_flags_off + pool.words_bytes;
+    pool.as_sent = (uint64_t *)((char *)pool.as_flags + 2 * pool.words_bytes);
     pool.used = calloc((size_t)pool.nmask, sizeof(uint64_t));
     pool.live = calloc((size_t)pool.nslots, sizeof(*pool.live));
-    pool.as_sent = calloc((size_t)npes, sizeof(uint64_t));
     pool.as_seen = calloc((size_t)npes, sizeof(uint64_t));
-    if (!pool.used || !pool.live || !pool.as_sent || !pool.as_seen)
+    if (!pool.used || !pool.live || !pool.as_seen)
         shm_fatal("out of memory for the team tables");
 
     predefined_init(&shm_team_world_g, 0, npes, me, 0, 1, NULL);
@@ -180,7 +182,6 @@ void shm_team_init(void)
 static void team_free(shm_team_t *t)
 {
     free(t->pes);
-    free(t->sent);
     free(t->seen);
     t->pes = NULL;
     t->sent = t->seen = NULL;
@@ -194,7 +195,6 @@ void shm_team_fini(void)
     free(pool.used);
     free(pool.live);
     pool.live = NULL;
-    free(pool.as_sent);
     free(pool.as_seen);
     pool.used = pool.as_sent = pool.as_seen = NULL;
     pool.base = NULL;
@@ -224,6 +224,7 @@ void shm_team_active_set(shm_team_t *t, const char *fn, int start, int log_strid
     t->sizes = pool.as_sizes;
     t->sizes_off = pool.as_sizes_off;
     t->sent = pool.as_sent;
+    t->sent_off = pool.as_flags_off + 2 * pool.words_bytes;
     t->seen = pool.as_seen;
 }
 

@@ -11,6 +11,7 @@
  * slot: no PE is in two of them. A slot holds:
  *   flags[npes]   one word per sending peer, written only by that peer;
  *   sizes[npes]   block sizes of shmem_collect;
+ *   sent[npes]    this PE's count of messages sent to each peer (below);
  *   scratch       two halves, for the reductions that stage data.
  *
  * Flags. Peer s writes flag[s] on peer r with the number of messages it
@@ -19,6 +20,13 @@
  * and the sender completes (quiets) everything before each flag, so the
  * word only grows and a value can never be mistaken for an older or a
  * newer message, however far ahead a PE runs.
+ *
+ * Lost flags. The sender's counts live in the slot too (sent[], the same
+ * offset on every PE), so a PE whose wait has lasted a while reads its
+ * count there through the fabric: a flag put lost on a connection the
+ * provider reset and silently re-made (tcp;ofi_rxm after a connection
+ * reset) is then taken from the count instead of waited for ever
+ * (coll/barrier.c). A count is stored only after its flag was issued.
  *
  * Active sets (deprecated collectives) use one job-wide slot whose flags
  * and counts are indexed by world PE instead of team rank: a PE pair
@@ -47,6 +55,7 @@ struct shm_team {
     size_t scratch_off, scratch_half;
     uint64_t scratch_uses;     /* staged collectives so far: picks the half */
     uint64_t *sent, *seen;     /* messages sent to / consumed from each peer */
+    size_t sent_off;           /* heap offset of sent[] (the same on every PE) */
     shmem_team_config_t config;
     long config_mask;
 };

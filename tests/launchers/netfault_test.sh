@@ -22,10 +22,7 @@
 #   netfault_test.sh flap_long
 #       the same with SHMEM_FABRIC_TIMEOUT=10: TCP retransmits within a few
 #       seconds of the link coming back, so the job must recover and pass.
-#   netfault_test.sh reset_put|reset_amo|reset_barrier (the last is not
-#       registered: after the reset, rxm reconnects and a barrier flag put in
-#       flight may be lost without an error; the liveness probes then pass
-#       and the barrier waits for ever -- seen in 2 of 3 runs)
+#   netfault_test.sh reset_put|reset_amo
 #       every data connection of hosta is aborted (ss -K: the kernel resets
 #       them, as when a host reboots or a firewall cuts them). Measured with
 #       libfabric 1.17: tcp;ofi_rxm reports the reset on messages (atomics
@@ -37,6 +34,15 @@
 #       reads in flight (no CQ error entry, no counter error): there the
 #       SHMEM_FABRIC_TIMEOUT bound ends the job. The test takes either
 #       message.
+#   netfault_test.sh reset_barrier
+#       the same reset under barriers (and a max-reduction every 32 rounds)
+#       for RESET_BARRIER_S seconds: rxm reconnects, and a barrier flag (an
+#       8-byte put) in flight on the reset connection can be lost without an
+#       error. The waiting PE reads the sender's count after 0.5 s and takes
+#       the flag from it (coll/barrier.c), so the job must not hang: it
+#       recovers and passes (the usual outcome), or ends with the message
+#       of the reset cases; never a PE at its watchdog, never mpirun's
+#       timeout. Before the fix 2 of 3 runs hung.
 #   netfault_test.sh stopped
 #       PE 1 (hostb) is SIGSTOPped for LIMIT + 3 s while PE 0 (hosta)
 #       fetch-adds on it: the job must end within LIMIT + 2 s of the stop.
@@ -257,7 +263,28 @@ stopped)
     expect_clean
     ok "stopped: PE 1 stopped: the job ended $TOOK ms later, status $RC, one message"
     ;;
-reset_put | reset_amo | reset_barrier)
+reset_barrier)
+    start_job barrier "${RESET_BARRIER_S:-6}"
+    wait_line "netfault: streaming" 40
+    sleep 0.3
+    reset_ms=$(now_ms)
+    ip netns exec "$NSA" ss -K -tn dst 10.213.1.2 >"$W/ss" ||
+        skip "ss -K cannot abort sockets here (kernel without CONFIG_INET_DIAG_DESTROY)"
+    [ "$(grep -c ESTAB "$W/ss")" -gt 0 ] || fail "$CASE: ss -K aborted no connection: $(cat "$W/ss")"
+    finish_job
+    grep -q "watchdog" "$W/out" && { cat "$W/out" >&2; fail "$CASE: a PE hung until its watchdog"; }
+    lost=$(grep -c "never arrived though that PE issued it" "$W/out")
+    if [ "$RC" -eq 0 ]; then
+        expect_line "$CASE" "$W/out" "netfault: passed"
+        expect_clean
+        ok "$CASE: connections reset under barriers: the job recovered and passed $((END_MS - reset_ms)) ms after the reset, $lost lost flag(s) taken from the sender's count ($(grep -o '[0-9]* rounds of barrier in [0-9.]* s' "$W/out"))"
+    else
+        PER_HOST_OK=1 expect_fabric_end "$reset_ms" "$FABRIC_MSG"
+        expect_clean
+        ok "$CASE: connections reset under barriers: the job ended $TOOK ms later, status $RC, one message: $(grep -E "$LIB_LINE" "$W/out" | head -1); $lost lost flag(s) taken from the sender's count"
+    fi
+    ;;
+reset_put | reset_amo)
     mode=${CASE#reset_}
     start_job "$mode"
     wait_line "netfault: streaming" 40

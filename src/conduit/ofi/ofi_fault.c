@@ -180,18 +180,18 @@ void cdt_ofi_stall_check(cdt_ofi_stall_t *s, uint64_t v, cdt_ctx_t *ctx, const c
                        cdt_provider_name());
 }
 
-void cdt_probe_peer(cdt_ctx_t *ctx, int pe, const char *what)
+uint64_t cdt_probe_peer(cdt_ctx_t *ctx, int pe, size_t off, const char *what)
 {
-    if (cdt_ofi_fast_g.stall_ns == 0 || pe < 0 || pe >= cdt_ofi_g.cfg.size ||
-        pe == cdt_ofi_g.cfg.rank)
-        return;
-    uint64_t v;
+    if (pe < 0 || pe >= cdt_ofi_g.cfg.size || pe == cdt_ofi_g.cfg.rank)
+        return 0;
+    uint64_t v = 0;
     const cdt_ofi_peer_t *p = cdt_ofi_peer(pe);
     const cdt_ofi_rseg_t *r = &p->seg[SHM_SEG_HEAP];
-    ssize_t rc = cdt_ofi_rma_frags(ctx, 1, &v, r->base, r->key, sizeof(v), (fi_addr_t)(p->addr1 - 1),
-                                   CDT_OFI_OPCTX(CDT_OP_GET, pe), pe);
+    ssize_t rc = cdt_ofi_rma_frags(ctx, 1, &v, r->base + off, r->key, sizeof(v),
+                                   (fi_addr_t)(p->addr1 - 1), CDT_OFI_OPCTX(CDT_OP_GET, pe), pe);
     if (rc != 0)
         cdt_ofi_fatal_rc(what, pe, rc);
     cdt_ofi_issued(ctx, pe);
     cdt_ofi_wait_gets_for(ctx, what);
+    return v;
 }

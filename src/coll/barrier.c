@@ -66,6 +66,17 @@ static void flag_raise(volatile uint64_t *flag, uint64_t v)
         ;
 }
 
+int shm_coll_lose_flag(int pe, uint64_t v)
+{
+    static uint64_t flags_sent;
+    uint64_t n = __atomic_add_fetch(&flags_sent, 1, __ATOMIC_RELAXED);
+    if (n % (uint64_t)shm_coll_cfg_g.lose_flag != 0)
+        return 0;
+    SHM_INFO(COLL, "SHMEM_COLL_LOSE_FLAG: flag %llu to PE %d counted but not sent",
+             (unsigned long long)v, pe);
+    return 1;
+}
+
 void shm_coll_wait_long(shm_team_t *t, int from, uint64_t want, uint64_t *since_ns)
 {
     struct timespec ts;

@@ -51,6 +51,7 @@ typedef struct {
     size_t fcollect_ring_min;
     long alltoall_linear_npes;
     size_t alltoall_pairwise_min;
+    long lose_flag; /* SHMEM_COLL_LOSE_FLAG (testing) */
 } shm_coll_config_t;
 
 extern shm_coll_config_t shm_coll_cfg_g;
@@ -97,6 +98,9 @@ static inline int shm_coll_idx(const shm_team_t *t, int rank)
     return t->by_world ? shm_team_pe(t, rank) : rank;
 }
 
+/* SHMEM_COLL_LOSE_FLAG (testing, barrier.c): 1 if this flag is to be lost. */
+int shm_coll_lose_flag(int pe, uint64_t v);
+
 /*
  * One message to rank `to`: the sender's count for that peer, written into
  * its own flag word there. Everything this PE issued through the fabric
@@ -114,7 +118,7 @@ static inline void shm_coll_flag(shm_team_t *t, int to)
     uint64_t *peer = shm_heap_peer_addr(pe, off);
     if (peer) {
         __atomic_store_n(peer, v, __ATOMIC_RELEASE);
-    } else {
+    } else if (shm_likely(shm_coll_cfg_g.lose_flag == 0) || !shm_coll_lose_flag(pe, v)) {
         cdt_put(shm_coll_cdt(), SHM_SEG_HEAP, off, &v, sizeof(v), pe);
     }
     /* After the flag: a peer that reads this count (shm_coll_wait_long) and

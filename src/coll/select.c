@@ -73,4 +73,8 @@ void shm_coll_configure(void)
     c->fcollect_ring_min = e->FCOLLECT_RING_MIN;
     c->alltoall_linear_npes = positive("ALLTOALL_LINEAR_NPES", e->ALLTOALL_LINEAR_NPES);
     c->alltoall_pairwise_min = e->ALLTOALL_PAIRWISE_MIN;
+    if (e->COLL_LOSE_FLAG < 0)
+        shm_fatal("SHMEM_COLL_LOSE_FLAG=%ld: expected 0 (off) or N > 0 (every Nth flag)",
+                  (long)e->COLL_LOSE_FLAG);
+    c->lose_flag = e->COLL_LOSE_FLAG;
 }

@@ -77,6 +77,8 @@ NETNS_ETC_MADE=""
 [ -d /etc/netns ] || NETNS_ETC_MADE=1
 cleanup() {
     reap_jobs
+    # NETFAULT_OUT=FILE keeps the job's output (for a look at a run that passed).
+    [ -n "${NETFAULT_OUT:-}" ] && [ -f "$W/out" ] && cp "$W/out" "$NETFAULT_OUT"
     two_hosts_down "$NSA" "$NSB"
     rm -rf "/etc/netns/$NSA" "/etc/netns/$NSB"
     [ -n "$NETNS_ETC_MADE" ] && rmdir /etc/netns 2>/dev/null
@@ -112,6 +114,8 @@ MPIRUN=(ip netns exec "$NSA" unshare -u sh -c 'hostname hosta; exec "$@"' mpirun
         --mca plm_rsh_agent "$W/agent" --mca oob_tcp_if_include 10.213.0.0/24
         --mca btl self -x FI_TCP_IFACE -x TMPDIR -x SHMEM_YIELD -x SHMEM_FABRIC_TIMEOUT
         -x PE_WATCHDOG_S)
+# SHMEM_LOG_LEVEL (e.g. warn,ofi=debug) reaches the PEs when set.
+[ -n "${SHMEM_LOG_LEVEL:-}" ] && MPIRUN+=(-x SHMEM_LOG_LEVEL)
 export PE_WATCHDOG_S=40
 
 now_ms() { date +%s%3N; }

@@ -157,7 +157,10 @@ void cdt_ofi_fatal_rc(const char *op, int pe, ssize_t rc)
 void cdt_ofi_stall_check(cdt_ofi_stall_t *s, uint64_t v, cdt_ctx_t *ctx, const char *what,
                          int pe)
 {
-    if (cdt_ofi_fast_g.stall_ns == 0 || (++s->polls & 15) != 0)
+    /* The clock is read at the wait's first turn (the stall is timed from
+     * there, not from its 16th turn: a turn that yields on a loaded machine
+     * can take tens of ms), then every 16th. */
+    if (cdt_ofi_fast_g.stall_ns == 0 || (s->polls++ & 15) != 0)
         return;
     uint64_t t = cdt_ofi_now_ns();
     if (s->since_ns == 0 || v != s->last_v) {

@@ -206,7 +206,7 @@ expect_fabric_end() {
         [ "$lines" -eq 1 ] || { cat "$W/out" >&2; fail "$CASE: $lines library messages, expected 1"; }
     fi
     grep -Eq "$2" "$W/out" || { cat "$W/out" >&2; fail "$CASE: the message does not match '$2'"; }
-    echo "fault -> message $((${MSG_MS:-$END_MS} - $1)) ms, -> every PE gone $took ms, -> mpirun returned $mpirun_took ms (load $(cut -d' ' -f1 /proc/loadavg), slack $SLACK_MS ms)"
+    echo "fault (wall clock $1 ms) -> message $((${MSG_MS:-$END_MS} - $1)) ms, -> every PE gone $took ms, -> mpirun returned $mpirun_took ms (load $(cut -d' ' -f1 /proc/loadavg), slack $SLACK_MS ms)"
     [ "$took" -le $(((LIMIT + 2) * 1000 + SLACK_MS)) ] ||
         { cat "$W/out" >&2; fail "$CASE: the PEs ended $took ms after the fault (limit ${LIMIT} s + 2 s + ${SLACK_MS} ms)"; }
     [ "$mpirun_took" -le $(((LIMIT + 7) * 1000 + SLACK_MS - 2000)) ] ||
@@ -223,6 +223,7 @@ down_put | down_get | down_amo | down_barrier | down_coll)
     sleep 0.3
     down_ms=$(now_ms)
     ip -n "$NSA" link set osh1 down || fail "cannot take osh1 down"
+    echo "link down: ip returned $(($(now_ms) - down_ms)) ms after the fault's time stamp"
     finish_job
     expect_fabric_end "$down_ms" "$FABRIC_MSG"
     expect_clean

@@ -92,6 +92,7 @@ void cdt_ofi_idle_pause(void);
 typedef struct {
     uint64_t last_v, since_ns;
     unsigned polls;
+    unsigned logged; /* ofi=debug: this wait's "no progress for 100 ms" line is out */
 } cdt_ofi_stall_t;
 void cdt_ofi_stall_check(cdt_ofi_stall_t *s, uint64_t v, cdt_ctx_t *ctx, const char *what,
                          int pe);

@@ -168,8 +168,21 @@ void cdt_ofi_stall_check(cdt_ofi_stall_t *s, uint64_t v, cdt_ctx_t *ctx, const c
         s->since_ns = t;
         return;
     }
-    if (t - s->since_ns < cdt_ofi_fast_g.stall_ns)
+    if (t - s->since_ns < cdt_ofi_fast_g.stall_ns) {
+        if (shm_unlikely(shm_log_level_g[SHM_LOG_OFI] >= SHM_LVL_DEBUG) && !s->logged &&
+            t - s->since_ns >= 100000000u) {
+            /* When each PE began to wait, in wall time: for timing faults. */
+            struct timespec w;
+            clock_gettime(CLOCK_REALTIME, &w);
+            uint64_t wall_ms = (uint64_t)w.tv_sec * 1000u + (uint64_t)w.tv_nsec / 1000000u;
+            s->logged = 1;
+            SHM_DEBUG(OFI, "%s to PE %d: no progress for %llu ms, since wall clock %llu ms", what,
+                      pe >= 0 ? pe : __atomic_load_n(&ctx->last_pe, __ATOMIC_RELAXED),
+                      (unsigned long long)((t - s->since_ns) / 1000000u),
+                      (unsigned long long)(wall_ms - (t - s->since_ns) / 1000000u));
+        }
         return;
+    }
     if (pe < 0)
         pe = __atomic_load_n(&ctx->last_pe, __ATOMIC_RELAXED);
     char host[64];

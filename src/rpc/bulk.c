@@ -216,12 +216,41 @@ RPC_EXPORT int orpc_bulk_expose_sg(orpc_t *r, const orpc_seg_t *segs, size_t nse
     }
     b->kind = RPC_BULK_LIST;
     b->segs = ls;
-    for (size_t i = 0; i < nseg && rc == ORPC_OK; i++) {
-        ls[i].buf = segs[i].base;
-        ls[i].len = segs[i].len;
-        rc = reg_range(r, ls[i].buf, ls[i].len, access, &ls[i].mr, &ls[i].key, &ls[i].rbase);
+    /* Segments close together (the span at most 1/8 larger than their sum)
+     * share one registration over the span: one cache entry, and the
+     * provider sees one region. Others are registered one by one. */
+    char *lo = NULL, *hi = NULL;
+    size_t nonempty = 0;
+    for (size_t i = 0; i < nseg; i++) {
+        char *a = segs[i].base;
+        if (segs[i].len == 0)
+            continue;
+        nonempty++;
+        if (lo == NULL || a < lo)
+            lo = a;
+        if (hi == NULL || a + segs[i].len > hi)
+            hi = a + segs[i].len;
+    }
+    if (nonempty > 1 && (size_t)(hi - lo) <= total + total / 8) {
+        uint64_t key, rbase;
+        rc = reg_range(r, lo, (size_t)(hi - lo), access, &b->mr, &key, &rbase);
+        for (size_t i = 0; i < nseg && rc == ORPC_OK; i++) {
+            ls[i].buf = segs[i].base;
+            ls[i].len = segs[i].len;
+            ls[i].key = key;
+            ls[i].rbase = segs[i].len ? rbase + (uint64_t)(ls[i].buf - lo) : 0;
+        }
         if (rc == ORPC_OK)
-            b->nseg = i + 1;
+            b->nseg = nseg;
+    } else {
+        for (size_t i = 0; i < nseg && rc == ORPC_OK; i++) {
+            ls[i].buf = segs[i].base;
+            ls[i].len = segs[i].len;
+            rc = reg_range(r, ls[i].buf, ls[i].len, access, &ls[i].mr, &ls[i].key,
+                           &ls[i].rbase);
+            if (rc == ORPC_OK)
+                b->nseg = i + 1;
+        }
     }
     if (rc != ORPC_OK) {
         rpc_bulk_drop(r, b);

@@ -240,6 +240,7 @@ static int bulk_issue_v(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off,
         return rc;
     }
     struct iovec liov[SQ_BATCH], riov[SQ_BATCH];
+    cdt_bulk_piece_t pcs[SQ_BATCH];
     int nb = 0, flushed = 0;
     for (int pass = sq ? 0 : 1; pass < 2 && rc == ORPC_OK; pass++) {
         rwalk_t w;
@@ -268,16 +269,19 @@ static int bulk_issue_v(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off,
                     flushed = 1;
                 }
             } else {
-                uint64_t nf = 0;
-                shm_status_t st = is_get ? cdt_bulk_get(r->ep, c->peer->fa, lp, raddr, key, n,
-                                                        &c->bulk_kind, &nf)
-                                         : cdt_bulk_put(r->ep, c->peer->fa, lp, raddr, key, n,
-                                                        &c->bulk_kind, &nf);
-                c->bulk_issued += nf;
-                if (d->deadline > c->bulk_deadline)
-                    c->bulk_deadline = d->deadline;
-                if (st != SHM_OK)
-                    rc = ORPC_EFABRIC;
+                /* Pieces go in batches: the provider takes several per operation. */
+                pcs[nb++] = (cdt_bulk_piece_t){.local = lp, .raddr = raddr, .key = key, .len = n};
+                if (nb == SQ_BATCH || n == left) {
+                    uint64_t nf = 0;
+                    shm_status_t st = cdt_bulk_xferv(r->ep, c->peer->fa, is_get, pcs,
+                                                     (size_t)nb, &c->bulk_kind, &nf);
+                    nb = 0;
+                    c->bulk_issued += nf;
+                    if (d->deadline > c->bulk_deadline)
+                        c->bulk_deadline = d->deadline;
+                    if (st != SHM_OK)
+                        rc = ORPC_EFABRIC;
+                }
             }
             lo += n;
             left -= n;

@@ -115,12 +115,16 @@ shm_status_t cdt_bulk_xferv(cdt_msg_ep_t *ep, cdt_peer_t peer, int is_get,
 {
     cdt_ctx_t *c = &ep->ctx;
     const struct fi_info *info = ep->dom->info;
-    size_t lim = info->tx_attr->iov_limit < info->tx_attr->rma_iov_limit
-                     ? info->tx_attr->iov_limit : info->tx_attr->rma_iov_limit;
-    if (lim > BULK_IOV_CAP)
-        lim = BULK_IOV_CAP;
-    if (lim == 0 || cdt_ofi_prov_row(ep->dom->prov)->rma_iov_slow)
-        lim = 1;
+    size_t lim = __atomic_load_n(&ep->bulk_iov_lim, __ATOMIC_RELAXED);
+    if (lim == 0) {
+        lim = info->tx_attr->iov_limit < info->tx_attr->rma_iov_limit
+                  ? info->tx_attr->iov_limit : info->tx_attr->rma_iov_limit;
+        if (lim > BULK_IOV_CAP)
+            lim = BULK_IOV_CAP;
+        if (lim == 0 || cdt_ofi_prov_row(ep->dom->prov)->rma_iov_slow)
+            lim = 1;
+        __atomic_store_n(&ep->bulk_iov_lim, lim, __ATOMIC_RELAXED); /* same value from any thread */
+    }
     size_t frag = cdt_ofi_fast_g.frag_size ? cdt_ofi_fast_g.frag_size : cdt_plan_frag_size(0, 0);
     /* *msg calls take their flags here, not from the endpoint's defaults. */
     uint64_t flags = info->tx_attr->op_flags & (FI_COMPLETION | FI_DELIVERY_COMPLETE);

@@ -231,17 +231,19 @@ RPC_EXPORT int orpc_bulk_expose_sg(orpc_t *r, const orpc_seg_t *segs, size_t nse
         if (hi == NULL || a + segs[i].len > hi)
             hi = a + segs[i].len;
     }
-    if (nonempty > 1 && (size_t)(hi - lo) <= total + total / 8) {
-        uint64_t key, rbase;
-        rc = reg_range(r, lo, (size_t)(hi - lo), access, &b->mr, &key, &rbase);
-        for (size_t i = 0; i < nseg && rc == ORPC_OK; i++) {
+    int span = nonempty > 1 && (size_t)(hi - lo) <= total + total / 8;
+    uint64_t key = 0, rbase = 0;
+    /* A provider that touches the pages may refuse a span with holes: then one by one. */
+    if (span && reg_range(r, lo, (size_t)(hi - lo), access, &b->mr, &key, &rbase) != ORPC_OK)
+        span = 0;
+    if (span) {
+        for (size_t i = 0; i < nseg; i++) {
             ls[i].buf = segs[i].base;
             ls[i].len = segs[i].len;
             ls[i].key = key;
             ls[i].rbase = segs[i].len ? rbase + (uint64_t)(ls[i].buf - lo) : 0;
         }
-        if (rc == ORPC_OK)
-            b->nseg = nseg;
+        b->nseg = nseg;
     } else {
         for (size_t i = 0; i < nseg && rc == ORPC_OK; i++) {
             ls[i].buf = segs[i].base;

@@ -270,9 +270,13 @@ typedef struct {
 /** Largest encoded descriptor: a list of ORPC_BULK_SEG_MAX segments. */
 #define ORPC_BULK_WIRE_MAX (ORPC_BULK_DESC_SIZE + 32 * ORPC_BULK_SEG_MAX)
 /**
- * Exposes the concatenation of nseg segments (1..ORPC_BULK_SEG_MAX; each
- * registered on its own, through the registration cache). Segments may be
- * empty; they may not wrap the address space.
+ * Exposes the concatenation of nseg segments (1..ORPC_BULK_SEG_MAX).
+ * Segments may be empty; they may not wrap the address space. Each is
+ * registered on its own through the registration cache, except segments
+ * lying close together (their span at most 1/8 larger than their sum),
+ * which share one registration over the span (the bytes between them are
+ * then registered too, at the provider level; the library's checks keep
+ * every transfer inside the segments).
  */
 ORPC_API int orpc_bulk_expose_sg(orpc_t *rpc, const orpc_seg_t *segs, size_t nseg,
                                  unsigned access, int ttl_ms, orpc_bulk_t **bulk_p);

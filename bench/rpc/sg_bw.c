@@ -10,7 +10,9 @@
  * data is in); the registration cache is on (the steady state of a service).
  * The two shapes alternate ROUNDS times; printed: the median MB/s of each
  * and the median of the per-round ratios sg/one.
- *   sg_bw [-p PROV] [-n ITERS] [-w WINDOW] [-r ROUNDS] [-g NSEG] [-d pull|push]
+ *   sg_bw [-p PROV] [-n ITERS] [-w WINDOW] [-r ROUNDS] [-g NSEG] [-d pull|push] [-b]
+ * -b: the client busy-polls its calls (orpc_test) instead of waiting politely
+ * (on tcp;ofi_rxm a push lands only while the client drives progress).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -97,7 +99,7 @@ static int server_main(const char *prov, const char *af, const char *kf)
 
 /* ---------------------------------------------------------------- client */
 
-static int nseg_g = 16;
+static int nseg_g = 16, busy_g;
 
 /* MB/s of iters calls, window in flight; sg: the buffers as nseg_g segments. */
 static double measure(orpc_t *rpc, orpc_peer_t *srv, int push, int sg, char **bufs, int window,
@@ -115,7 +117,8 @@ static double measure(orpc_t *rpc, orpc_peer_t *srv, int push, int sg, char **bu
     while (done < iters + warm) {
         for (int i = 0; i < window; i++) {
             if (req[i]) {
-                int rc = i == oldest ? orpc_wait(req[i], &got) : orpc_test(req[i], &got);
+                int rc = i == oldest && !busy_g ? orpc_wait(req[i], &got)
+                                                : orpc_test(req[i], &got);
                 if (rc == ORPC_EAGAIN)
                     continue;
                 if (i == oldest)
@@ -179,13 +182,15 @@ int main(int argc, char **argv)
             rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-g") && i + 1 < argc)
             nseg_g = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-b"))
+            busy_g = 1;
         else if (!strcmp(argv[i], "-d") && i + 1 < argc && !strcmp(argv[i + 1], "pull"))
             dirs = 1, i++;
         else if (!strcmp(argv[i], "-d") && i + 1 < argc && !strcmp(argv[i + 1], "push"))
             dirs = 2, i++;
         else {
             fprintf(stderr, "usage: %s [-p PROV] [-n ITERS] [-w WINDOW] [-r ROUNDS] [-g NSEG] "
-                            "[-d pull|push]\n", argv[0]);
+                            "[-d pull|push] [-b]\n", argv[0]);
             return 2;
         }
     }
@@ -220,8 +225,9 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("# sg_bw: provider %s, 1 MiB a call as 1 segment vs %d x %zu B, window %d, "
-           "%ld calls a point, %d alternating rounds (MB/s, medians)\n",
-           prov, nseg_g, (size_t)SIZE / (size_t)nseg_g, window, iters, rounds);
+           "%ld calls a point, %d alternating rounds (MB/s, medians)%s\n",
+           prov, nseg_g, (size_t)SIZE / (size_t)nseg_g, window, iters, rounds,
+           busy_g ? ", client busy-polling" : "");
     printf("%-6s %12s %12s %12s\n", "dir", "1 segment", "sg", "sg/1 seg");
     for (int push = 0; push < 2; push++) {
         if (!(dirs & (1 << push)))

@@ -10,7 +10,8 @@
  * data is in); the registration cache is on (the steady state of a service).
  * The two shapes alternate ROUNDS times; printed: the median MB/s of each
  * and the median of the per-round ratios sg/one.
- *   sg_bw [-p PROV] [-n ITERS] [-w WINDOW] [-r ROUNDS] [-g NSEG] [-d pull|push] [-b]
+ *   sg_bw [-p PROV] [-n ITERS] [-w WINDOW] [-r ROUNDS] [-g NSEG] [-d pull|push] [-b] [-a]
+ * -a: the segments adjacent (slices of one buffer: the library joins them).
  * -b: the client busy-polls its calls (orpc_test) instead of waiting politely
  * (on tcp;ofi_rxm a push lands only while the client drives progress).
  */
@@ -27,7 +28,6 @@
 
 #define WMAX 16
 #define SIZE (1u << 20)
-#define GAP 4096
 
 static double now_s(void)
 {
@@ -100,6 +100,7 @@ static int server_main(const char *prov, const char *af, const char *kf)
 /* ---------------------------------------------------------------- client */
 
 static int nseg_g = 16, busy_g;
+static size_t gap_g = 4096; /* between segments (-a: 0, adjacent) */
 
 /* MB/s of iters calls, window in flight; sg: the buffers as nseg_g segments. */
 static double measure(orpc_t *rpc, orpc_peer_t *srv, int push, int sg, char **bufs, int window,
@@ -137,7 +138,7 @@ static double measure(orpc_t *rpc, orpc_peer_t *srv, int push, int sg, char **bu
                 if (sg) {
                     orpc_seg_t s[ORPC_BULK_SEG_MAX];
                     for (int k = 0; k < nseg_g; k++)
-                        s[k] = (orpc_seg_t){bufs[i] + (size_t)k * (seglen + GAP), seglen};
+                        s[k] = (orpc_seg_t){bufs[i] + (size_t)k * (seglen + gap_g), seglen};
                     rc = orpc_bulk_expose_sg(rpc, s, (size_t)nseg_g, acc, -1, &bulk[i]);
                 } else {
                     rc = orpc_bulk_expose(rpc, bufs[i], SIZE, acc, -1, &bulk[i]);
@@ -184,13 +185,15 @@ int main(int argc, char **argv)
             nseg_g = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-b"))
             busy_g = 1;
+        else if (!strcmp(argv[i], "-a"))
+            gap_g = 0;
         else if (!strcmp(argv[i], "-d") && i + 1 < argc && !strcmp(argv[i + 1], "pull"))
             dirs = 1, i++;
         else if (!strcmp(argv[i], "-d") && i + 1 < argc && !strcmp(argv[i + 1], "push"))
             dirs = 2, i++;
         else {
             fprintf(stderr, "usage: %s [-p PROV] [-n ITERS] [-w WINDOW] [-r ROUNDS] [-g NSEG] "
-                            "[-d pull|push] [-b]\n", argv[0]);
+                            "[-d pull|push] [-b] [-a]\n", argv[0]);
             return 2;
         }
     }
@@ -213,7 +216,7 @@ int main(int argc, char **argv)
         return 1;
     snprintf(key, sizeof(key), "@%s", kf);
     /* Per call in flight: room for 1 MiB plus a gap after every segment. */
-    size_t per = SIZE + (size_t)nseg_g * GAP;
+    size_t per = SIZE + (size_t)nseg_g * 4096;
     char *mem = malloc((size_t)WMAX * per), *bufs[WMAX];
     memset(mem, 1, (size_t)WMAX * per);
     for (int i = 0; i < WMAX; i++)
@@ -225,9 +228,9 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("# sg_bw: provider %s, 1 MiB a call as 1 segment vs %d x %zu B, window %d, "
-           "%ld calls a point, %d alternating rounds (MB/s, medians)%s\n",
+           "%ld calls a point, %d alternating rounds (MB/s, medians)%s%s\n",
            prov, nseg_g, (size_t)SIZE / (size_t)nseg_g, window, iters, rounds,
-           busy_g ? ", client busy-polling" : "");
+           busy_g ? ", client busy-polling" : "", gap_g ? "" : ", segments adjacent");
     printf("%-6s %12s %12s %12s\n", "dir", "1 segment", "sg", "sg/1 seg");
     for (int push = 0; push < 2; push++) {
         if (!(dirs & (1 << push)))

@@ -194,6 +194,30 @@ static int desc_sane(const orpc_bulk_desc_t *d)
 /* Pieces handed to process_vm_* per call. */
 #define SQ_BATCH 64
 
+/* Same host: copies a batch of pieces at once. */
+static int flush_sq(orpc_call_t *c, int is_get, struct iovec *liov, struct iovec *riov, int nb,
+                    int *flushed)
+{
+    int rc = rpc_sq_bulkv(c->peer->sq, is_get, liov, riov, nb);
+    if (rc == ORPC_ENOSYS && *flushed)
+        rc = ORPC_EFABRIC; /* refused after a part went: not a fallback */
+    *flushed = 1;
+    return rc;
+}
+
+/* Provider: issues a batch of pieces, several to an operation where it takes them. */
+static int flush_fab(orpc_t *r, orpc_call_t *c, const orpc_bulk_desc_t *d, int is_get,
+                     const cdt_bulk_piece_t *pcs, int nb)
+{
+    uint64_t nf = 0;
+    shm_status_t st = cdt_bulk_xferv(r->ep, c->peer->fa, is_get, pcs, (size_t)nb, &c->bulk_kind,
+                                     &nf);
+    c->bulk_issued += nf;
+    if (d->deadline > c->bulk_deadline)
+        c->bulk_deadline = d->deadline;
+    return st == SHM_OK ? ORPC_OK : ORPC_EFABRIC;
+}
+
 /*
  * Transfers [off, off + total of loc) of d between the client and the nloc
  * local pieces. Checks first; then the same host copies at once
@@ -258,30 +282,40 @@ static int bulk_issue_v(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off,
             if (n > loc[li].len - lo)
                 n = loc[li].len - lo;
             char *lp = (char *)loc[li].base + lo;
-            if (pass == 0) {
-                liov[nb] = (struct iovec){.iov_base = lp, .iov_len = n};
-                riov[nb] = (struct iovec){.iov_base = (void *)(uintptr_t)addr, .iov_len = n};
-                if (++nb == SQ_BATCH || n == left) {
-                    rc = rpc_sq_bulkv(c->peer->sq, is_get, liov, riov, nb);
-                    nb = 0;
-                    if (rc == ORPC_ENOSYS && flushed)
-                        rc = ORPC_EFABRIC; /* refused after a part went: not a fallback */
-                    flushed = 1;
+            /* A piece that continues the last one on both sides joins it
+             * (adjacent segments, full-width rows): fewer copies and ops. */
+            int joins = 0;
+            if (nb > 0 && pass == 0) {
+                struct iovec *l = &liov[nb - 1], *m = &riov[nb - 1];
+                joins = (char *)l->iov_base + l->iov_len == lp &&
+                        (uint64_t)(uintptr_t)m->iov_base + m->iov_len == addr;
+                if (joins)
+                    l->iov_len += n, m->iov_len += n;
+            } else if (nb > 0) {
+                cdt_bulk_piece_t *q = &pcs[nb - 1];
+                joins = (char *)q->local + q->len == lp && q->raddr + q->len == raddr &&
+                        q->key == key;
+                if (joins)
+                    q->len += n;
+            }
+            if (!joins && nb == SQ_BATCH) {
+                rc = pass == 0 ? flush_sq(c, is_get, liov, riov, nb, &flushed)
+                               : flush_fab(r, c, d, is_get, pcs, nb);
+                nb = 0;
+            }
+            if (!joins && rc == ORPC_OK) {
+                if (pass == 0) {
+                    liov[nb] = (struct iovec){.iov_base = lp, .iov_len = n};
+                    riov[nb] = (struct iovec){.iov_base = (void *)(uintptr_t)addr, .iov_len = n};
+                } else {
+                    pcs[nb] = (cdt_bulk_piece_t){.local = lp, .raddr = raddr, .key = key, .len = n};
                 }
-            } else {
-                /* Pieces go in batches: the provider takes several per operation. */
-                pcs[nb++] = (cdt_bulk_piece_t){.local = lp, .raddr = raddr, .key = key, .len = n};
-                if (nb == SQ_BATCH || n == left) {
-                    uint64_t nf = 0;
-                    shm_status_t st = cdt_bulk_xferv(r->ep, c->peer->fa, is_get, pcs,
-                                                     (size_t)nb, &c->bulk_kind, &nf);
-                    nb = 0;
-                    c->bulk_issued += nf;
-                    if (d->deadline > c->bulk_deadline)
-                        c->bulk_deadline = d->deadline;
-                    if (st != SHM_OK)
-                        rc = ORPC_EFABRIC;
-                }
+                nb++;
+            }
+            if (n == left && rc == ORPC_OK) {
+                rc = pass == 0 ? flush_sq(c, is_get, liov, riov, nb, &flushed)
+                               : flush_fab(r, c, d, is_get, pcs, nb);
+                nb = 0;
             }
             lo += n;
             left -= n;

@@ -350,6 +350,20 @@ static void mode_list(void)
     run_ranges(br, bw, &l, edges, l.n, "list");
     orpc_bulk_release(br);
     orpc_bulk_release(bw);
+    /* Adjacent slices of one buffer: pieces join across segment edges. */
+    static const size_t cuts[] = {1, 4095, 65536, 0, 100000, 7, 130361};
+    char *one = malloc(300000);
+    sg_list_t a = {.n = sizeof(cuts) / sizeof(cuts[0])};
+    for (size_t k = 0, at = 0; k < a.n; k++) {
+        a.seg[k] = (orpc_seg_t){one + at, cuts[k]};
+        at += cuts[k];
+        a.total += cuts[k];
+        edges[k] = a.total;
+    }
+    CHECK_RC(orpc_bulk_expose_sg(rpc_g, a.seg, a.n, ORPC_BULK_RW, -1, &br), 0, "expose adjacent");
+    run_ranges(br, br, &a, edges, a.n, "adjacent list");
+    orpc_bulk_release(br);
+    free(one);
     /* The most segments a descriptor takes, 1 byte each but one. */
     sg_list_t m = {.n = ORPC_BULK_SEG_MAX};
     char *big = malloc(ORPC_BULK_SEG_MAX * 2 + 4096);
@@ -440,6 +454,20 @@ static void mode_strided(void)
              ORPC_EINVAL, "pitch below the row");
     CHECK_RC(orpc_bulk_expose_strided(rpc_g, base, (size_t)1 << 40, (size_t)1 << 40, 1ull << 40,
                                       ORPC_BULK_READ, -1, &br), ORPC_ERANGE, "huge block");
+    /* Full-width rows (pitch = row_bytes): one contiguous block. */
+    CHECK_RC(orpc_bulk_expose_strided(rpc_g, arr, 50, PITCH, PITCH, ORPC_BULK_RW, -1, &br), 0,
+             "full rows");
+    memset(arr, 0x33, ROWS * PITCH);
+    CHECK_RC(sg_call(S_PUSH, br, 999, 30002, 12, 7, NULL, 0), 0, "full-row push");
+    for (size_t i = 0; i < ROWS * PITCH; i++)
+        CHECK(arr[i] == (i >= 999 && i < 999 + 30002 ? t_pat(12, i) : 0x33),
+              "full-row push: byte %zu", i);
+    int64_t w2;
+    CHECK_RC(sg_call(S_PULL, br, 0, 50 * PITCH, 44, 5, &w2, sizeof(w2)), 1000,
+             "full-row pull of data that is not the pattern");
+    t_fill(arr, 0, 50 * PITCH, 44);
+    CHECK_RC(sg_call(S_PULL, br, 0, 50 * PITCH, 44, 5, &w2, sizeof(w2)), 0, "full-row pull");
+    orpc_bulk_release(br);
     /* One row: the pitch does not matter. */
     CHECK_RC(orpc_bulk_expose_strided(rpc_g, base, 1, RB, 0, ORPC_BULK_READ, -1, &br), 0,
              "one row");

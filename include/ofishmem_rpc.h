@@ -77,7 +77,8 @@ extern "C" {
 #define ORPC_API
 #endif
 
-/** Version of the wire format (requests, responses, bulk descriptors). */
+/** Version of the wire format (requests, responses, contiguous bulk
+ *  descriptors; scatter-gather and strided descriptors are version 2). */
 #define ORPC_WIRE_VERSION 1
 
 /** Return codes: ORPC_OK or a negative ORPC_E*. Handlers' own statuses

@@ -39,6 +39,9 @@ staging)
   cat "$W/server.log"
   size=$(stat -c %s "$W/out.dat")
   [ "$size" -eq $((NP * STEPS * BYTES)) ] || { echo "FAIL: file has $size bytes"; exit 1; }
+  # Each step came as one scatter-gather descriptor (header + payload).
+  grep -q "$((NP * STEPS)) headers checked, 0 bad" "$W/server.log" ||
+    { echo "FAIL: not every step's header was checked"; exit 1; }
   ;;
 esac
 echo "PASS [$EX/$PROV]"

@@ -77,7 +77,8 @@ extern "C" {
 #define ORPC_API
 #endif
 
-/** Version of the wire format (requests, responses, bulk descriptors). */
+/** Version of the wire format (requests, responses, contiguous bulk
+ *  descriptors; scatter-gather and strided descriptors are version 2). */
 #define ORPC_WIRE_VERSION 1
 
 /** Return codes: ORPC_OK or a negative ORPC_E*. Handlers' own statuses
@@ -245,8 +246,60 @@ ORPC_API int orpc_run_queued(orpc_t *rpc, int max, int timeout_ms);
  */
 ORPC_API int orpc_bulk_expose(orpc_t *rpc, void *buf, size_t len, unsigned access, int ttl_ms,
                               orpc_bulk_t **bulk_p);
-/** Writes the descriptor (ORPC_BULK_DESC_SIZE bytes) for calls to peer. */
+/** Writes the descriptor (orpc_bulk_encoded_size bytes: ORPC_BULK_DESC_SIZE
+ *  for orpc_bulk_expose) for calls to peer. */
 ORPC_API int orpc_bulk_encode(orpc_bulk_t *bulk, orpc_peer_t *peer, void *out);
+
+/*
+ * Scatter-gather and strided descriptors. One descriptor covers the logical
+ * concatenation of its pieces (segments in list order; rows top to bottom),
+ * and every transfer addresses a byte range [off, off+len) of that whole,
+ * crossing piece edges freely. The checks are those of a contiguous
+ * descriptor (tag over every byte, owner, access, deadline, range).
+ * Encoded size: ORPC_BULK_DESC_SIZE + 32 bytes per segment (a list) or + 32
+ * bytes (strided), at most ORPC_BULK_WIRE_MAX; orpc_bulk_encoded_size says.
+ * A server decodes them with orpc_bulk_decode_n (orpc_bulk_decode reads
+ * ORPC_BULK_DESC_SIZE bytes only, and refuses a longer one with ORPC_ERANGE).
+ */
+/** One piece of a list: len bytes at base (len 0 allowed). */
+typedef struct {
+    void *base;
+    size_t len;
+} orpc_seg_t;
+/** Most segments in one descriptor (more: ORPC_ERANGE). */
+#define ORPC_BULK_SEG_MAX 64
+/** Largest encoded descriptor: a list of ORPC_BULK_SEG_MAX segments. */
+#define ORPC_BULK_WIRE_MAX (ORPC_BULK_DESC_SIZE + 32 * ORPC_BULK_SEG_MAX)
+/**
+ * Exposes the concatenation of nseg segments (1..ORPC_BULK_SEG_MAX).
+ * Segments may be empty; they may not wrap the address space. Each is
+ * registered on its own through the registration cache, except segments
+ * lying close together (their span at most 1/8 larger than their sum),
+ * which share one registration over the span (the bytes between them are
+ * then registered too, at the provider level; the library's checks keep
+ * every transfer inside the segments).
+ */
+ORPC_API int orpc_bulk_expose_sg(orpc_t *rpc, const orpc_seg_t *segs, size_t nseg,
+                                 unsigned access, int ttl_ms, orpc_bulk_t **bulk_p);
+/**
+ * Exposes a block of a 2-D array: rows of row_bytes each, the first at base,
+ * the next pitch bytes after the previous (pitch >= row_bytes when rows > 1).
+ * Logical length rows x row_bytes. One registration covers the span (the
+ * bytes between rows too, at the provider level; the library's checks keep
+ * every transfer inside the rows).
+ */
+ORPC_API int orpc_bulk_expose_strided(orpc_t *rpc, void *base, size_t rows, size_t row_bytes,
+                                      size_t pitch, unsigned access, int ttl_ms,
+                                      orpc_bulk_t **bulk_p);
+/** Bytes orpc_bulk_encode writes for bulk (0 for NULL). */
+ORPC_API size_t orpc_bulk_encoded_size(const orpc_bulk_t *bulk);
+/**
+ * Server: bytes of the descriptor starting at wire, read from its first 16
+ * bytes (avail of them readable); 0 when it is not a descriptor or claims
+ * more than ORPC_BULK_SEG_MAX segments. Lets arguments carry one in the
+ * middle (skip this many bytes after it).
+ */
+ORPC_API size_t orpc_bulk_wire_size(const void *wire, size_t avail);
 /**
  * Releases the buffer. After every call carrying it got its response this
  * is immediate; if one failed without a response it waits (driving
@@ -267,7 +320,17 @@ typedef struct {
     unsigned access;     /**< ORPC_BULK_READ / ORPC_BULK_WRITE */
     unsigned owner_len;
     unsigned char owner[64]; /**< owner's raw address */
+    /* Scatter-gather (orpc_bulk_decode_n): len above is the logical length. */
+    unsigned kind;       /**< ORPC_BULK_CONTIG, ORPC_BULK_LIST, ORPC_BULK_STRIDED */
+    unsigned nseg;       /**< LIST: segments used in seg[] */
+    uint64_t rows, row_bytes, pitch; /**< STRIDED: the shape (addr/key/rbase: first row) */
+    struct {
+        uint64_t addr, len, key, rbase;
+    } seg[ORPC_BULK_SEG_MAX]; /**< LIST: each segment as addr/len/key/rbase above */
 } orpc_bulk_desc_t;
+#define ORPC_BULK_CONTIG 0
+#define ORPC_BULK_LIST 1
+#define ORPC_BULK_STRIDED 2
 
 /**
  * Decodes and checks a descriptor from a request: tag (made with the
@@ -275,6 +338,13 @@ typedef struct {
  * are counted in the stats.
  */
 ORPC_API int orpc_bulk_decode(orpc_call_t *call, const void *wire, orpc_bulk_desc_t *desc);
+/**
+ * The same for a descriptor of any kind, of at most avail bytes at wire
+ * (fewer than it needs: ORPC_ERANGE; more than ORPC_BULK_SEG_MAX segments:
+ * ORPC_ERANGE; a shape that disagrees with its length: ORPC_EPROTO).
+ */
+ORPC_API int orpc_bulk_decode_n(orpc_call_t *call, const void *wire, size_t avail,
+                                orpc_bulk_desc_t *desc);
 /**
  * Pulls [off, off+len) of the descriptor into dst; blocking. Refused
  * (ORPC_ERANGE/ORPC_EPERM/ORPC_EEXPIRED) unless inside the descriptor,
@@ -290,6 +360,19 @@ ORPC_API int orpc_bulk_iget(orpc_call_t *call, const orpc_bulk_desc_t *desc, siz
                             void *dst, size_t len);
 ORPC_API int orpc_bulk_iput(orpc_call_t *call, const orpc_bulk_desc_t *desc, size_t off,
                             const void *src, size_t len);
+/**
+ * List forms: transfer [off, off + total of the local segments) of the
+ * descriptor between it and nlocal local segments, in order (a remote list
+ * to a local list). Checked like the forms above; many may be in flight.
+ */
+ORPC_API int orpc_bulk_getv(orpc_call_t *call, const orpc_bulk_desc_t *desc, size_t off,
+                            const orpc_seg_t *dst, size_t ndst);
+ORPC_API int orpc_bulk_putv(orpc_call_t *call, const orpc_bulk_desc_t *desc, size_t off,
+                            const orpc_seg_t *src, size_t nsrc);
+ORPC_API int orpc_bulk_igetv(orpc_call_t *call, const orpc_bulk_desc_t *desc, size_t off,
+                             const orpc_seg_t *dst, size_t ndst);
+ORPC_API int orpc_bulk_iputv(orpc_call_t *call, const orpc_bulk_desc_t *desc, size_t off,
+                             const orpc_seg_t *src, size_t nsrc);
 /** Waits for every transfer the call issued; returns the first error. */
 ORPC_API int orpc_bulk_wait(orpc_call_t *call);
 /**

@@ -7,7 +7,9 @@
 #     Window 1 is one call at a time (the RPC round trip is not hidden);
 #     window 8 hides it. Raw and ours alternate ROUNDS times; the table shows
 #     medians and the median of the per-round ratios (the machine is noisy).
+#  3. sg_bw: 1 MiB as 16 x 64 KiB segments vs one segment (scatter-gather).
 # Env: ROUNDS (5), RATE_SECONDS (2; 0 skips the rate table), BW_ITERS (400),
+#      SG_ROUNDS (21; 0 skips the scatter-gather table),
 #      BW_WINDOWS ("1 8"; "" skips the bulk table), PIN=1 (rate table with
 #      the server alone on CPU 0: rpc_rate --pin).
 set -u
@@ -64,3 +66,7 @@ for w in ${BW_WINDOWS-1 8}; do
     }' "$rows"
   echo
 done
+if [ "${SG_ROUNDS:-21}" != 0 ] && [ -x "$BIN/sg_bw" ]; then
+  "$BIN/sg_bw" -p "$PROV" -n 30 -r "${SG_ROUNDS:-21}" || exit 1
+  echo
+fi

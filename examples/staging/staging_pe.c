@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A SHMEM job that offloads its output to a staging server (DART-style):
- * every step each PE fills a buffer of its symmetric heap, hands it to the
- * server with an asynchronous RPC carrying a bulk descriptor (no new
+ * every step each PE fills a buffer of its symmetric heap and a small header
+ * describing it, hands both to the server with an asynchronous RPC carrying
+ * one scatter-gather descriptor of two segments (header, payload; no new
  * registration: the heap is registered already), and goes on computing.
  * Two buffers alternate; a buffer is reused only after the server answered.
  *   oshrun -n N staging_pe ADDRFILE KEYFILE [STEPS] [BYTES] [COMPUTE_US]
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
     uint64_t *buf[2] = {shmem_malloc(bytes), shmem_malloc(bytes)};
+    stage_hdr_t *hdr[2] = {shmem_malloc(sizeof(stage_hdr_t)), shmem_malloc(sizeof(stage_hdr_t))};
     double *all = shmem_calloc((size_t)3 * npes, sizeof(double)); /* gathered on PE 0 */
 
     char addr[ORPC_ADDR_STRLEN], key[4096];
@@ -74,7 +76,7 @@ int main(int argc, char **argv)
     orpc_bulk_t *bulk[2] = {NULL, NULL};
     double t_hand = 0, t_comp = 0, t_wait = 0;
     int failures = 0;
-    unsigned char args[ORPC_BULK_DESC_SIZE + 16];
+    unsigned char args[ORPC_BULK_WIRE_MAX + 16];
 
     for (int s = 0; s < steps; s++) {
         int k = s % 2;
@@ -88,15 +90,20 @@ int main(int argc, char **argv)
         }
         double t1 = now_us();
         t_wait += t1 - t0;
+        uint64_t sum = 0;
         for (size_t i = 0; i < bytes / 8; i++)
-            buf[k][i] = stage_word((uint32_t)me, (uint32_t)s, i);
+            sum += buf[k][i] = stage_word((uint32_t)me, (uint32_t)s, i);
+        *hdr[k] = (stage_hdr_t){.magic = STAGE_MAGIC, .pe = (uint32_t)me, .step = (uint32_t)s,
+                                .len = bytes, .sum = sum};
         /* The hand-off: expose, describe, send. Nothing is copied or registered. */
         double t2 = now_us();
         orpc_enc_t e;
         orpc_enc_init(&e, args, sizeof(args));
-        rc = orpc_bulk_expose(rpc, buf[k], bytes, ORPC_BULK_READ, -1, &bulk[k]);
+        orpc_seg_t segs[2] = {{hdr[k], sizeof(stage_hdr_t)}, {buf[k], bytes}};
+        rc = orpc_bulk_expose_sg(rpc, segs, 2, ORPC_BULK_READ, -1, &bulk[k]);
         if (rc == ORPC_OK)
-            rc = orpc_bulk_encode(bulk[k], srv, orpc_enc_reserve(&e, ORPC_BULK_DESC_SIZE));
+            rc = orpc_bulk_encode(bulk[k], srv,
+                                  orpc_enc_reserve(&e, orpc_bulk_encoded_size(bulk[k])));
         orpc_enc_u32(&e, (uint32_t)me);
         orpc_enc_u32(&e, (uint32_t)s);
         orpc_enc_u64(&e, bytes);
@@ -158,6 +165,8 @@ int main(int argc, char **argv)
     shmem_free(all);
     shmem_free(buf[0]);
     shmem_free(buf[1]);
+    shmem_free(hdr[0]);
+    shmem_free(hdr[1]);
     shmem_finalize();
     return failures != 0;
 }

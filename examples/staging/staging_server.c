@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Staging server: PEs of a SHMEM job hand it a buffer of their symmetric
- * heap each step; it pulls the data one-sidedly, checks it, appends it to a
- * file and answers, which releases the PE's buffer.
+ * heap and a header describing it each step, as one scatter-gather
+ * descriptor of two segments; it pulls both in one transfer into its own two
+ * pieces (header, data), checks them, appends the data to a file and
+ * answers, which releases the PE's buffers.
  *   staging_server ADDRFILE KEYFILE OUTFILE     (stops on SIGTERM/SIGINT)
  */
 #include <signal.h>
@@ -16,7 +18,7 @@
 static volatile sig_atomic_t stop_g;
 static FILE *out_g;
 static uint64_t *buf_g;
-static uint64_t bytes_g, steps_g, bad_g;
+static uint64_t bytes_g, steps_g, bad_g, headers_g;
 #define MAX_BYTES (64u << 20)
 
 static void on_term(int sig)
@@ -28,17 +30,28 @@ static void on_term(int sig)
 static void stage_put(orpc_call_t *c, const void *in, size_t n, void *arg)
 {
     (void)arg;
+    /* The descriptor leads the arguments; it says how long it is. */
+    size_t dl = orpc_bulk_wire_size(in, n);
     orpc_dec_t d;
     orpc_dec_init(&d, in, n);
-    const void *w = orpc_dec_bytes(&d, ORPC_BULK_DESC_SIZE);
+    const void *w = orpc_dec_bytes(&d, dl);
     uint32_t pe = orpc_dec_u32(&d), step = orpc_dec_u32(&d);
     uint64_t len = orpc_dec_u64(&d);
     orpc_bulk_desc_t bd;
-    int rc = d.err ? ORPC_EPROTO : len > MAX_BYTES ? ORPC_ERANGE : orpc_bulk_decode(c, w, &bd);
-    if (rc == ORPC_OK)
-        rc = orpc_bulk_get(c, &bd, 0, buf_g, len);
+    stage_hdr_t h;
+    int rc = dl == 0 || d.err ? ORPC_EPROTO : len > MAX_BYTES ? ORPC_ERANGE
+                                                               : orpc_bulk_decode_n(c, w, dl, &bd);
+    if (rc == ORPC_OK && bd.len != sizeof(h) + len)
+        rc = ORPC_ERANGE;
     if (rc == ORPC_OK) {
-        for (uint64_t i = 0; i < len / 8; i++)
+        /* Remote list (header, payload) into a local list (h, buf_g). */
+        orpc_seg_t mine[2] = {{&h, sizeof(h)}, {buf_g, len}};
+        rc = orpc_bulk_getv(c, &bd, 0, mine, 2);
+    }
+    if (rc == ORPC_OK) {
+        uint64_t sum = 0;
+        for (uint64_t i = 0; i < len / 8; i++) {
+            sum += buf_g[i];
             if (buf_g[i] != stage_word(pe, step, i)) {
                 fprintf(stderr, "staging_server: PE %u step %u: word %llu wrong\n", pe, step,
                         (unsigned long long)i);
@@ -46,6 +59,14 @@ static void stage_put(orpc_call_t *c, const void *in, size_t n, void *arg)
                 rc = 1;
                 break;
             }
+        }
+        if (rc == ORPC_OK && (h.magic != STAGE_MAGIC || h.pe != pe || h.step != step ||
+                              h.len != len || h.sum != sum)) {
+            fprintf(stderr, "staging_server: PE %u step %u: header disagrees\n", pe, step);
+            bad_g++;
+            rc = 1;
+        }
+        headers_g += rc == ORPC_OK;
         fwrite(buf_g, 1, len, out_g);
         bytes_g += len;
         steps_g++;
@@ -87,8 +108,9 @@ int main(int argc, char **argv)
         orpc_progress(rpc, 50);
     orpc_close(rpc);
     fclose(out_g);
-    printf("staging_server: %llu hand-offs, %llu bytes appended, %llu bad\n",
-           (unsigned long long)steps_g, (unsigned long long)bytes_g, (unsigned long long)bad_g);
+    printf("staging_server: %llu hand-offs, %llu bytes appended, %llu headers checked, %llu bad\n",
+           (unsigned long long)steps_g, (unsigned long long)bytes_g,
+           (unsigned long long)headers_g, (unsigned long long)bad_g);
     free(buf_g);
     return bad_g != 0;
 }

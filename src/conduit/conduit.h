@@ -202,6 +202,20 @@ shm_status_t cdt_bulk_get(cdt_msg_ep_t *ep, cdt_peer_t peer, void *dst, uint64_t
 /** Same, pushing src to the peer (delivery-complete where the provider needs it). */
 shm_status_t cdt_bulk_put(cdt_msg_ep_t *ep, cdt_peer_t peer, const void *src, uint64_t raddr,
                           uint64_t key, size_t len, void *ctx, uint64_t *nfrags_p);
+/** One piece of a vector transfer: len bytes at local, (raddr, key) remote. */
+typedef struct {
+    void *local;
+    uint64_t raddr, key;
+    size_t len;
+} cdt_bulk_piece_t;
+/**
+ * Moves n pieces (is_get: pulls) with as few operations as the provider
+ * takes: consecutive pieces under one key go together, up to its iov limits
+ * and the fragment size, as one fi_readmsg/fi_writemsg; a piece larger than
+ * a fragment is fragmented alone. Completion reporting as cdt_bulk_get.
+ */
+shm_status_t cdt_bulk_xferv(cdt_msg_ep_t *ep, cdt_peer_t peer, int is_get,
+                            const cdt_bulk_piece_t *p, size_t n, void *ctx, uint64_t *nops_p);
 /* ==================== end of data services ==================== */
 
 /*

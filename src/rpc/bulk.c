@@ -59,49 +59,39 @@ static orpc_bulk_t *bulk_alloc(orpc_t *r)
     return malloc(sizeof(*b));
 }
 
-RPC_EXPORT int orpc_bulk_expose(orpc_t *r, void *buf, size_t len, unsigned access, int ttl_ms,
-                                orpc_bulk_t **bulk_p)
+/* One piece of a list exposure, with its own registration. */
+struct rpc_bulk_lseg {
+    char *buf;
+    size_t len;
+    rpc_mr_t *mr; /* NULL: symmetric memory or empty */
+    uint64_t key, rbase;
+};
+
+/*
+ * Registers [buf, buf+len) or finds it in the cache; lock held. *mr_p: the
+ * cache entry referenced (NULL: nothing to keep); key and rbase of buf.
+ */
+static int reg_range(orpc_t *r, char *buf, size_t len, unsigned access, rpc_mr_t **mr_p,
+                     uint64_t *key, uint64_t *rbase)
 {
-    if (r == NULL || bulk_p == NULL || (len && buf == NULL) || access == 0 ||
-        (access & ~(unsigned)ORPC_BULK_RW))
-        return ORPC_EINVAL;
-    if (r->ep == NULL) {
-        shm_error("orpc_bulk_expose: look a server up first (the endpoint opens then)");
-        return ORPC_EINVAL;
-    }
-    rpc_lock(r);
-    int rc = ORPC_OK;
-    orpc_bulk_t *b = bulk_alloc(r);
-    if (b == NULL) {
-        rpc_unlock(r);
-        return ORPC_ENOMEM;
-    }
-    memset(b, 0, sizeof(*b));
-    b->rpc = r;
-    b->buf = buf;
-    b->len = len;
-    b->access = access;
-    b->ttl_ms = ttl_ms > 0 ? ttl_ms : r->bulk_ttl_ms;
-    b->start_ns = rpc_now_ns();
+    *mr_p = NULL;
     rpc_mr_t *m = r->mr_cache_on ? cache_find(r, buf, len, access) : NULL;
     if (m) {
         r->st.mr_cache_hits++;
     } else {
         cdt_bulk_reg_t reg;
         shm_status_t st = cdt_bulk_expose(r->ep, buf, len, access, &reg);
-        if (st != SHM_OK) {
-            rc = rpc_rc(st);
-            goto fail;
-        }
+        if (st != SHM_OK)
+            return rpc_rc(st);
         if (reg.mr == NULL) { /* symmetric memory, or nothing: no registration to keep */
-            b->reg = reg;
-            goto out;
+            *key = reg.key;
+            *rbase = reg.rbase;
+            return ORPC_OK;
         }
         r->st.mr_cache_misses++;
         if ((m = calloc(1, sizeof(*m))) == NULL) {
             cdt_bulk_release(r->ep, &reg);
-            rc = ORPC_ENOMEM;
-            goto fail;
+            return ORPC_ENOMEM;
         }
         m->base = buf;
         m->len = len;
@@ -114,18 +104,212 @@ RPC_EXPORT int orpc_bulk_expose(orpc_t *r, void *buf, size_t len, unsigned acces
     }
     m->refs++;
     m->lru = ++r->lru_clock;
-    b->mr = m;
-    b->reg.key = m->reg.key;
-    b->reg.rbase = m->reg.rbase + (uint64_t)(b->buf - m->base);
-out:
+    *mr_p = m;
+    *key = m->reg.key;
+    *rbase = m->reg.rbase + (uint64_t)(buf - m->base);
+    return ORPC_OK;
+}
+
+/* Drops one reference to a cache entry (NULL: none). */
+static void mr_unref(orpc_t *r, rpc_mr_t *m)
+{
+    if (m == NULL)
+        return;
+    m->refs--;
+    m->lru = ++r->lru_clock;
+    if (!r->mr_cache_on && m->refs == 0)
+        mr_unlink_free(r, m);
+    else
+        cache_trim(r, r->mr_cache_max);
+}
+
+static int expose_check(orpc_t *r, orpc_bulk_t **bulk_p, unsigned access, const char *what)
+{
+    if (r == NULL || bulk_p == NULL || access == 0 || (access & ~(unsigned)ORPC_BULK_RW))
+        return ORPC_EINVAL;
+    if (r->ep == NULL) {
+        shm_error("%s: look a server up first (the endpoint opens then)", what);
+        return ORPC_EINVAL;
+    }
+    return ORPC_OK;
+}
+
+/* A fresh exposure (lock held); NULL: no memory. */
+static orpc_bulk_t *bulk_new(orpc_t *r, char *buf, size_t len, unsigned access, int ttl_ms)
+{
+    orpc_bulk_t *b = bulk_alloc(r);
+    if (b == NULL)
+        return NULL;
+    memset(b, 0, sizeof(*b));
+    b->rpc = r;
+    b->buf = buf;
+    b->len = len;
+    b->access = access;
+    b->ttl_ms = ttl_ms > 0 ? ttl_ms : r->bulk_ttl_ms;
+    b->start_ns = rpc_now_ns();
+    return b;
+}
+
+static void bulk_unalloc(orpc_t *r, orpc_bulk_t *b)
+{
+    b->next = r->bulk_free;
+    r->bulk_free = b;
+}
+
+RPC_EXPORT int orpc_bulk_expose(orpc_t *r, void *buf, size_t len, unsigned access, int ttl_ms,
+                                orpc_bulk_t **bulk_p)
+{
+    int rc = expose_check(r, bulk_p, access, "orpc_bulk_expose");
+    if (rc != ORPC_OK || (len && buf == NULL))
+        return rc != ORPC_OK ? rc : ORPC_EINVAL;
+    rpc_lock(r);
+    orpc_bulk_t *b = bulk_new(r, buf, len, access, ttl_ms);
+    if (b == NULL) {
+        rpc_unlock(r);
+        return ORPC_ENOMEM;
+    }
+    rc = reg_range(r, b->buf, len, access, &b->mr, &b->reg.key, &b->reg.rbase);
+    if (rc != ORPC_OK)
+        bulk_unalloc(r, b);
+    rpc_unlock(r);
+    if (rc == ORPC_OK)
+        *bulk_p = b;
+    return rc;
+}
+
+RPC_EXPORT int orpc_bulk_expose_sg(orpc_t *r, const orpc_seg_t *segs, size_t nseg,
+                                   unsigned access, int ttl_ms, orpc_bulk_t **bulk_p)
+{
+    int rc = expose_check(r, bulk_p, access, "orpc_bulk_expose_sg");
+    if (rc != ORPC_OK)
+        return rc;
+    if (segs == NULL || nseg == 0)
+        return ORPC_EINVAL;
+    if (nseg > ORPC_BULK_SEG_MAX) {
+        shm_error("orpc_bulk_expose_sg: %zu segments, at most %d in one descriptor "
+                  "(ORPC_BULK_SEG_MAX)", nseg, ORPC_BULK_SEG_MAX);
+        return ORPC_ERANGE;
+    }
+    size_t total = 0;
+    for (size_t i = 0; i < nseg; i++) {
+        uintptr_t a = (uintptr_t)segs[i].base;
+        if (segs[i].len && (segs[i].base == NULL || a + segs[i].len < a)) {
+            shm_error("orpc_bulk_expose_sg: segment %zu (%p, %zu bytes) is not memory", i,
+                      segs[i].base, segs[i].len);
+            return ORPC_EINVAL;
+        }
+        if (total + segs[i].len < total || segs[i].len > (1ull << 56))
+            return ORPC_ERANGE;
+        total += segs[i].len;
+    }
+    if (total > (1ull << 56))
+        return ORPC_ERANGE;
+    struct rpc_bulk_lseg *ls = calloc(nseg, sizeof(*ls));
+    if (ls == NULL)
+        return ORPC_ENOMEM;
+    rpc_lock(r);
+    orpc_bulk_t *b = bulk_new(r, segs[0].base, total, access, ttl_ms);
+    if (b == NULL) {
+        rpc_unlock(r);
+        free(ls);
+        return ORPC_ENOMEM;
+    }
+    b->kind = RPC_BULK_LIST;
+    b->segs = ls;
+    /* Segments close together (the span at most 1/8 larger than their sum)
+     * share one registration over the span: one cache entry, and the
+     * provider sees one region. Others are registered one by one. */
+    char *lo = NULL, *hi = NULL;
+    size_t nonempty = 0;
+    for (size_t i = 0; i < nseg; i++) {
+        char *a = segs[i].base;
+        if (segs[i].len == 0)
+            continue;
+        nonempty++;
+        if (lo == NULL || a < lo)
+            lo = a;
+        if (hi == NULL || a + segs[i].len > hi)
+            hi = a + segs[i].len;
+    }
+    int span = nonempty > 1 && (size_t)(hi - lo) <= total + total / 8;
+    uint64_t key = 0, rbase = 0;
+    /* A provider that touches the pages may refuse a span with holes: then one by one. */
+    if (span && reg_range(r, lo, (size_t)(hi - lo), access, &b->mr, &key, &rbase) != ORPC_OK)
+        span = 0;
+    if (span) {
+        for (size_t i = 0; i < nseg; i++) {
+            ls[i].buf = segs[i].base;
+            ls[i].len = segs[i].len;
+            ls[i].key = key;
+            ls[i].rbase = segs[i].len ? rbase + (uint64_t)(ls[i].buf - lo) : 0;
+        }
+        b->nseg = nseg;
+    } else {
+        for (size_t i = 0; i < nseg && rc == ORPC_OK; i++) {
+            ls[i].buf = segs[i].base;
+            ls[i].len = segs[i].len;
+            rc = reg_range(r, ls[i].buf, ls[i].len, access, &ls[i].mr, &ls[i].key,
+                           &ls[i].rbase);
+            if (rc == ORPC_OK)
+                b->nseg = i + 1;
+        }
+    }
+    if (rc != ORPC_OK) {
+        rpc_bulk_drop(r, b);
+        rpc_unlock(r);
+        return rc;
+    }
     rpc_unlock(r);
     *bulk_p = b;
     return ORPC_OK;
-fail:
-    b->next = r->bulk_free;
-    r->bulk_free = b;
+}
+
+RPC_EXPORT int orpc_bulk_expose_strided(orpc_t *r, void *base, size_t rows, size_t row_bytes,
+                                        size_t pitch, unsigned access, int ttl_ms,
+                                        orpc_bulk_t **bulk_p)
+{
+    int rc = expose_check(r, bulk_p, access, "orpc_bulk_expose_strided");
+    if (rc != ORPC_OK)
+        return rc;
+    const size_t lim = (size_t)1 << 56;
+    if (rows > 1 && pitch < row_bytes) {
+        shm_error("orpc_bulk_expose_strided: pitch %zu < row_bytes %zu: rows overlap", pitch,
+                  row_bytes);
+        return ORPC_EINVAL;
+    }
+    if (rows > lim || row_bytes > lim || pitch > lim ||
+        (row_bytes && rows > lim / row_bytes) ||
+        (rows > 1 && pitch > (lim - row_bytes) / (rows - 1)))
+        return ORPC_ERANGE;
+    size_t span = rows && row_bytes ? (rows - 1) * pitch + row_bytes : 0;
+    if (span && (base == NULL || (uintptr_t)base + span < (uintptr_t)base))
+        return ORPC_EINVAL;
+    rpc_lock(r);
+    orpc_bulk_t *b = bulk_new(r, base, span, access, ttl_ms);
+    if (b == NULL) {
+        rpc_unlock(r);
+        return ORPC_ENOMEM;
+    }
+    b->kind = RPC_BULK_STRIDED;
+    b->rows = rows;
+    b->row_bytes = row_bytes;
+    b->pitch = pitch;
+    rc = reg_range(r, b->buf, span, access, &b->mr, &b->reg.key, &b->reg.rbase);
+    if (rc != ORPC_OK)
+        bulk_unalloc(r, b);
     rpc_unlock(r);
+    if (rc == ORPC_OK)
+        *bulk_p = b;
     return rc;
+}
+
+RPC_EXPORT size_t orpc_bulk_encoded_size(const orpc_bulk_t *b)
+{
+    if (b == NULL)
+        return 0;
+    if (b->kind == RPC_BULK_LIST)
+        return RPC_BULK_WIRE + b->nseg * RPC_BULK_SEG_WIRE;
+    return b->kind == RPC_BULK_STRIDED ? RPC_BULK_WIRE + RPC_BULK_SEG_WIRE : RPC_BULK_WIRE;
 }
 
 RPC_EXPORT int orpc_bulk_encode(orpc_bulk_t *b, orpc_peer_t *p, void *out)
@@ -139,7 +323,20 @@ RPC_EXPORT int orpc_bulk_encode(orpc_bulk_t *b, orpc_peer_t *p, void *out)
         return ORPC_EEXPIRED;
     rpc_bulk_wire_t w = {.addr = (uint64_t)(uintptr_t)b->buf, .len = b->len, .key = b->reg.key,
                          .rbase = b->reg.rbase, .access = (uint8_t)b->access,
-                         .owner_len = r->self_alen};
+                         .owner_len = r->self_alen, .kind = (uint8_t)b->kind};
+    if (b->kind == RPC_BULK_LIST) {
+        w.key = w.rbase = 0;
+        w.nseg = (uint32_t)b->nseg;
+        for (size_t i = 0; i < b->nseg; i++)
+            w.seg[i] = (rpc_bulk_seg_t){.addr = (uint64_t)(uintptr_t)b->segs[i].buf,
+                                        .len = b->segs[i].len, .key = b->segs[i].key,
+                                        .rbase = b->segs[i].rbase};
+    } else if (b->kind == RPC_BULK_STRIDED) {
+        w.len = b->rows * b->row_bytes;
+        w.rows = b->rows;
+        w.row_bytes = b->row_bytes;
+        w.pitch = b->pitch;
+    }
     /* What is left of the lifetime, rounded down: the server's deadline
      * (its arrival + this) stays before ours (start + 2 x ttl). */
     w.ttl_ms = (uint32_t)((end - now) / 1000000ull);
@@ -179,17 +376,13 @@ RPC_EXPORT int orpc_bulk_release(orpc_bulk_t *b)
 
 void rpc_bulk_drop(orpc_t *r, orpc_bulk_t *b)
 {
-    rpc_mr_t *m = b->mr;
-    if (m) {
-        m->refs--;
-        m->lru = ++r->lru_clock;
-        if (!r->mr_cache_on && m->refs == 0)
-            mr_unlink_free(r, m);
-        else
-            cache_trim(r, r->mr_cache_max);
-    }
-    b->next = r->bulk_free;
-    r->bulk_free = b;
+    mr_unref(r, b->mr);
+    for (size_t i = 0; i < b->nseg; i++)
+        mr_unref(r, b->segs[i].mr);
+    free(b->segs);
+    b->segs = NULL;
+    b->nseg = 0;
+    bulk_unalloc(r, b);
 }
 
 /* A call that carried it failed without an answer: the server may touch it
@@ -247,204 +440,3 @@ void rpc_bulk_fini(orpc_t *r)
     }
 }
 
-/* ----------------------------------------------------------- server side */
-
-static int refuse(orpc_t *r, int rc, const char *why)
-{
-    r->st.bulk_refused++;
-    SHM_DEBUG(RPC, "bulk refused: %s", why);
-    return rc;
-}
-
-RPC_EXPORT int orpc_bulk_decode(orpc_call_t *c, const void *wire, orpc_bulk_desc_t *d)
-{
-    if (c == NULL || wire == NULL || d == NULL || c->state != RPC_CALL_RUNNING)
-        return ORPC_EINVAL;
-    orpc_t *r = c->rpc;
-    rpc_lock(r);
-    int rc = rpc_bulk_check(r, c->peer, c->arrival_ns, wire, d);
-    rpc_unlock(r);
-    return rc;
-}
-
-int rpc_bulk_check(orpc_t *r, orpc_peer_t *p, uint64_t arrival_ns, const void *wire,
-                   orpc_bulk_desc_t *d)
-{
-    rpc_bulk_wire_t w;
-    int rc = ORPC_OK;
-    switch (rpc_bulk_decode(wire, r->auth, &w)) {
-    case RPC_BULK_OK: break;
-    case RPC_BULK_TAG_BAD: rc = refuse(r, ORPC_EAUTH, "tag"); break;
-    case RPC_BULK_ACCESS_BAD: rc = refuse(r, ORPC_EPERM, "access bits"); break;
-    case RPC_BULK_RANGE_BAD: rc = refuse(r, ORPC_ERANGE, "range wraps"); break;
-    case RPC_BULK_TTL_BAD: rc = refuse(r, ORPC_EEXPIRED, "expired when sent"); break;
-    default: rc = refuse(r, ORPC_EPROTO, "not a descriptor"); break;
-    }
-    /* Only the caller's own memory: never RMA into a third process. */
-    if (rc == ORPC_OK && (w.owner_len != p->alen || memcmp(w.owner, p->addr, w.owner_len) != 0))
-        rc = refuse(r, ORPC_EPERM, "owner is not the caller");
-    if (rc != ORPC_OK)
-        return rc;
-    d->addr = w.addr;
-    d->len = w.len;
-    d->key = w.key;
-    d->rbase = w.rbase;
-    d->access = w.access;
-    d->deadline = arrival_ns + (uint64_t)w.ttl_ms * 1000000ull;
-    d->owner_len = w.owner_len;
-    memcpy(d->owner, w.owner, w.owner_len);
-    return ORPC_OK;
-}
-
-static int bulk_issue(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off, void *buf,
-                      size_t len, int is_get)
-{
-    /* PULLING: the library pulls a call's arguments before its handler runs. */
-    if (c == NULL || d == NULL || (len && buf == NULL) ||
-        (c->state != RPC_CALL_RUNNING && c->state != RPC_CALL_PULLING))
-        return ORPC_EINVAL;
-    orpc_t *r = c->rpc;
-    rpc_lock(r);
-    int rc = ORPC_OK;
-    if (!rpc_bulk_range_ok(d->len, off, len))
-        rc = refuse(r, ORPC_ERANGE, "outside the descriptor");
-    else if (!(d->access & (is_get ? ORPC_BULK_READ : ORPC_BULK_WRITE)))
-        rc = refuse(r, ORPC_EPERM, is_get ? "not readable" : "not writable");
-    else if (rpc_now_ns() > d->deadline)
-        rc = refuse(r, ORPC_EEXPIRED, "past the deadline");
-    else if (d->owner_len != c->peer->alen || memcmp(d->owner, c->peer->addr, d->owner_len))
-        rc = refuse(r, ORPC_EPERM, "owner is not the caller");
-    /* Same host: a copy into or out of the client (process_vm_*), done at
-     * once; ORPC_ENOSYS where that is not allowed: through the provider. */
-    int sqrc = ORPC_ENOSYS;
-    if (rc == ORPC_OK && len > 0 && (c->peer->sq || c->peer->sq_gone))
-        sqrc = c->peer->sq ? rpc_sq_bulk(c->peer->sq, is_get, buf, d->addr + off, len)
-                           : ORPC_EPEER;
-    if (sqrc == ORPC_OK) {
-        r->st.bulk_bytes += len;
-    } else if (sqrc != ORPC_ENOSYS) {
-        r->st.bulk_errors++;
-        rc = c->bulk_err = sqrc;
-    } else if (rc == ORPC_OK && len > 0) {
-        uint64_t nf = 0;
-        shm_status_t st = is_get ? cdt_bulk_get(r->ep, c->peer->fa, buf, d->rbase + off, d->key,
-                                                len, &c->bulk_kind, &nf)
-                                 : cdt_bulk_put(r->ep, c->peer->fa, buf, d->rbase + off, d->key,
-                                                len, &c->bulk_kind, &nf);
-        c->bulk_issued += nf;
-        if (d->deadline > c->bulk_deadline)
-            c->bulk_deadline = d->deadline;
-        if (st != SHM_OK) {
-            r->st.bulk_errors++;
-            rc = c->bulk_err = ORPC_EFABRIC;
-        } else {
-            r->st.bulk_bytes += len;
-        }
-    }
-    rpc_unlock(r);
-    return rc;
-}
-
-/*
- * Waits for this call's fragments only (each reports to the CQ), so a
- * transfer to a dead peer holds up nobody else. Past the descriptors'
- * deadline plus a grace the peer is given up: the call answers EPEER and is
- * kept aside (a zombie) until the provider ends its transfers.
- */
-int rpc_bulk_wait_locked(orpc_t *r, struct orpc_call *c)
-{
-    rpc_idle_t idle = RPC_IDLE_INIT;
-    while (c->bulk_done < c->bulk_issued) {
-        if (rpc_harvest(r) > 0) {
-            rpc_idle_reset(&idle);
-            continue;
-        }
-        if (rpc_now_ns() > c->bulk_deadline + RPC_BULK_GRACE_NS) {
-            SHM_DEBUG(RPC, "bulk transfers of a call overran their deadline: peer given up");
-            c->peer->failed = 1;
-            r->st.bulk_errors++;
-            return c->bulk_err = ORPC_EPEER;
-        }
-        rpc_unlock(r);
-        rpc_idle(&idle);
-        rpc_lock(r);
-    }
-    int rc = c->bulk_err;
-    c->bulk_err = 0;
-    return rc;
-}
-
-int rpc_bulk_pull_args(orpc_t *r, struct orpc_call *c, const orpc_bulk_desc_t *d, void *buf)
-{
-    (void)r;
-    return bulk_issue(c, d, 0, buf, d->len, 1);
-}
-
-int rpc_bulk_push_result(orpc_t *r, struct orpc_call *c, const void *buf, size_t len)
-{
-    int rc = bulk_issue(c, &c->out_desc, 0, (void *)buf, len, 0);
-    int wrc = c->bulk_done < c->bulk_issued || c->bulk_err ? rpc_bulk_wait_locked(r, c)
-                                                           : ORPC_OK;
-    return rc != ORPC_OK ? rc : wrc;
-}
-
-RPC_EXPORT int orpc_bulk_iget(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off, void *dst,
-                              size_t len)
-{
-    return bulk_issue(c, d, off, dst, len, 1);
-}
-
-RPC_EXPORT int orpc_bulk_iput(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off,
-                              const void *src, size_t len)
-{
-    return bulk_issue(c, d, off, (void *)src, len, 0);
-}
-
-RPC_EXPORT int orpc_bulk_wait(orpc_call_t *c)
-{
-    if (c == NULL || c->state != RPC_CALL_RUNNING)
-        return ORPC_EINVAL;
-    if (c->bulk_done >= c->bulk_issued && c->bulk_err == 0)
-        return ORPC_OK;
-    orpc_t *r = c->rpc;
-    rpc_lock(r);
-    int rc = rpc_bulk_wait_locked(r, c);
-    rpc_unlock(r);
-    return rc;
-}
-
-RPC_EXPORT int orpc_bulk_test(orpc_call_t *c)
-{
-    if (c == NULL || c->state != RPC_CALL_RUNNING)
-        return ORPC_EINVAL;
-    orpc_t *r = c->rpc;
-    rpc_lock(r);
-    int rc = ORPC_EAGAIN;
-    if (c->bulk_done < c->bulk_issued)
-        rpc_harvest(r);
-    if (c->bulk_done >= c->bulk_issued) {
-        rc = c->bulk_err;
-        c->bulk_err = 0;
-    } else if (rpc_now_ns() > c->bulk_deadline + RPC_BULK_GRACE_NS) {
-        c->peer->failed = 1;
-        rc = ORPC_EPEER;
-    }
-    rpc_unlock(r);
-    return rc;
-}
-
-RPC_EXPORT int orpc_bulk_get(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off, void *dst,
-                             size_t len)
-{
-    int rc = bulk_issue(c, d, off, dst, len, 1);
-    int wrc = c ? orpc_bulk_wait(c) : ORPC_OK;
-    return rc != ORPC_OK ? rc : wrc;
-}
-
-RPC_EXPORT int orpc_bulk_put(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off,
-                             const void *src, size_t len)
-{
-    int rc = bulk_issue(c, d, off, (void *)src, len, 0);
-    int wrc = c ? orpc_bulk_wait(c) : ORPC_OK;
-    return rc != ORPC_OK ? rc : wrc;
-}

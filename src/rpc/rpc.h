@@ -159,6 +159,13 @@ struct orpc_bulk {
     rpc_mr_t *mr;         /* NULL: symmetric memory or empty */
     uint64_t release_ns;  /* deferred release (the library's own exposures) */
     struct orpc_bulk *next;
+    /* Scatter-gather (bulk.c, issue 18): kind RPC_BULK_LIST: nseg segments
+     * in segs (each its own registration); RPC_BULK_STRIDED: buf/len/mr/reg
+     * above cover the span of rows x row_bytes every pitch bytes. */
+    int kind;
+    size_t nseg;
+    struct rpc_bulk_lseg *segs;
+    size_t rows, row_bytes, pitch;
 };
 
 struct orpc {
@@ -352,11 +359,14 @@ int rpc_auth_read_file(const char *path, uint8_t key[RPC_AUTH_LEN]);
 /* Key for a lookup: hex, "@path", or NULL for the environment. */
 int rpc_auth_resolve(const char *spec, uint8_t key[RPC_AUTH_LEN]);
 
-/* Bulk (bulk.c). */
+/* Bulk (bulk.c: client exposures; bulk_xfer.c: server transfers). */
 void rpc_bulk_fini(orpc_t *r);
 /* Checks a descriptor from a request of peer p that arrived at arrival_ns. */
 int rpc_bulk_check(orpc_t *r, orpc_peer_t *p, uint64_t arrival_ns, const void *wire,
                    orpc_bulk_desc_t *d);
+/* The same for a descriptor of any kind within avail bytes (bulk_xfer.c). */
+int rpc_bulk_check_n(orpc_t *r, orpc_peer_t *p, uint64_t arrival_ns, const void *wire,
+                     size_t avail, orpc_bulk_desc_t *d);
 /* Starts pulling a call's arguments (state RPC_CALL_PULLING) into buf. */
 int rpc_bulk_pull_args(orpc_t *r, struct orpc_call *c, const orpc_bulk_desc_t *d, void *buf);
 /* Pushes a result into the caller's buffer (c->out_desc) and waits for it. */

@@ -718,21 +718,32 @@ void rpc_sq_sleep(orpc_t *r, rpc_sq_conn_t *c, long ns)
 
 int rpc_sq_bulk(rpc_sq_conn_t *c, int is_get, void *local, uint64_t remote, size_t len)
 {
+    struct iovec li = {.iov_base = local, .iov_len = len};
+    struct iovec ri = {.iov_base = (void *)(uintptr_t)remote, .iov_len = len};
+    return rpc_sq_bulkv(c, is_get, &li, &ri, 1);
+}
+
+int rpc_sq_bulkv(rpc_sq_conn_t *c, int is_get, struct iovec *l, struct iovec *rm, int n)
+{
     if (c->no_pvm)
         return ORPC_ENOSYS;
     /* Checked first: a dead client's pid may be reused by another process. */
     if (__atomic_load_n(&c->dead, __ATOMIC_ACQUIRE))
         return ORPC_EPEER;
-    char *l = local;
-    while (len > 0) {
-        struct iovec li = {.iov_base = l, .iov_len = len};
-        struct iovec ri = {.iov_base = (void *)(uintptr_t)remote, .iov_len = len};
-        ssize_t n = is_get ? process_vm_readv(c->pid, &li, 1, &ri, 1, 0)
-                           : process_vm_writev(c->pid, &li, 1, &ri, 1, 0);
-        if (n < 0 && errno == EINTR)
+    int moved = 0;
+    while (n > 0 && l->iov_len == 0) { /* pairs have equal lengths */
+        l++, rm++, n--;
+    }
+    while (n > 0) {
+        /* The kernel takes at most IOV_MAX (1024) of each; pairs match, so a
+         * partial transfer stops inside one pair and both sides advance alike. */
+        int k = n < 1024 ? n : 1024;
+        ssize_t got = is_get ? process_vm_readv(c->pid, l, (unsigned long)k, rm, (unsigned long)k, 0)
+                             : process_vm_writev(c->pid, l, (unsigned long)k, rm, (unsigned long)k, 0);
+        if (got < 0 && errno == EINTR)
             continue;
-        if (n < 0 && (errno == EPERM || errno == ENOSYS)) {
-            if (l == local) {
+        if (got < 0 && (errno == EPERM || errno == ENOSYS)) {
+            if (!moved) {
                 SHM_INFO(RPC, "process_vm_%s refused (%s): bulk through the provider",
                          is_get ? "readv" : "writev", strerror(errno));
                 c->no_pvm = 1;
@@ -740,13 +751,25 @@ int rpc_sq_bulk(rpc_sq_conn_t *c, int is_get, void *local, uint64_t remote, size
             }
             return ORPC_EFABRIC;
         }
-        if (n < 0 && errno == ESRCH)
+        if (got < 0 && errno == ESRCH)
             return ORPC_EPEER;
-        if (n <= 0)
+        if (got <= 0)
             return ORPC_EFABRIC; /* EFAULT: not mapped in the client */
-        l += n;
-        remote += (uint64_t)n;
-        len -= (size_t)n;
+        moved = 1;
+        size_t left = (size_t)got;
+        while (n > 0 && left >= l->iov_len) {
+            left -= l->iov_len;
+            l++, rm++, n--;
+        }
+        if (n > 0 && left) {
+            l->iov_base = (char *)l->iov_base + left;
+            l->iov_len -= left;
+            rm->iov_base = (char *)rm->iov_base + left;
+            rm->iov_len -= left;
+        }
+        while (n > 0 && l->iov_len == 0) {
+            l++, rm++, n--;
+        }
     }
     return ORPC_OK;
 }

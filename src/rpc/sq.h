@@ -83,6 +83,10 @@ void rpc_sq_sleep(struct orpc *r, rpc_sq_conn_t *c, long ns);
 /* Copies between our buffer and the client's memory: ORPC_OK, ORPC_ENOSYS
  * (not allowed here: use the provider), ORPC_EPEER, ORPC_EFABRIC. */
 int rpc_sq_bulk(rpc_sq_conn_t *c, int is_get, void *local, uint64_t remote, size_t len);
+/* The same for n pairs of pieces (local[i] and remote[i] of equal lengths),
+ * in as few process_vm_* calls as the kernel allows; the arrays are used up. */
+struct iovec;
+int rpc_sq_bulkv(rpc_sq_conn_t *c, int is_get, struct iovec *local, struct iovec *remote, int n);
 
 /* Connections live now (the stats' samehost_live). */
 int rpc_sq_nconns(const struct orpc *r);

@@ -141,32 +141,135 @@ uint64_t rpc_fnv1a(const char *s)
     return h;
 }
 
+size_t rpc_bulk_wire_len(const rpc_bulk_wire_t *b)
+{
+    switch (b->kind) {
+    case RPC_BULK_LIST: return RPC_BULK_WIRE + (size_t)b->nseg * RPC_BULK_SEG_WIRE;
+    case RPC_BULK_STRIDED: return RPC_BULK_WIRE + RPC_BULK_SEG_WIRE;
+    default: return RPC_BULK_WIRE;
+    }
+}
+
 void rpc_bulk_encode(void *out, const rpc_bulk_wire_t *b, const uint8_t key[16])
 {
     uint8_t *p = out;
     memset(p, 0, RPC_BULK_WIRE);
     put_le(p + 0, RPC_BULK_MAGIC, 4);
-    p[4] = RPC_WIRE_VERSION;
+    p[4] = b->kind ? RPC_BULK_VERSION_SG : RPC_WIRE_VERSION;
     p[5] = b->access;
     p[6] = b->owner_len;
+    p[7] = b->kind;
     put_le(p + 8, b->ttl_ms, 4);
+    put_le(p + 12, b->kind == RPC_BULK_LIST ? b->nseg : 0, 4);
     put_le(p + 16, b->addr, 8);
     put_le(p + 24, b->len, 8);
     put_le(p + 32, b->key, 8);
     put_le(p + 40, b->rbase, 8);
     memcpy(p + 48, b->owner, b->owner_len <= RPC_ADDR_MAX ? b->owner_len : RPC_ADDR_MAX);
+    if (b->kind) {
+        uint8_t *x = p + RPC_BULK_WIRE;
+        size_t xl = rpc_bulk_wire_len(b) - RPC_BULK_WIRE;
+        if (b->kind == RPC_BULK_LIST) {
+            for (uint32_t i = 0; i < b->nseg && i < RPC_BULK_SEG_MAX; i++) {
+                put_le(x + 32 * i, b->seg[i].addr, 8);
+                put_le(x + 32 * i + 8, b->seg[i].len, 8);
+                put_le(x + 32 * i + 16, b->seg[i].key, 8);
+                put_le(x + 32 * i + 24, b->seg[i].rbase, 8);
+            }
+        } else {
+            put_le(x, b->rows, 8);
+            put_le(x + 8, b->row_bytes, 8);
+            put_le(x + 16, b->pitch, 8);
+            put_le(x + 24, 0, 8);
+        }
+        /* The extension's keyed hash lies inside what the tag covers. */
+        put_le(p + RPC_BULK_EXT_OFF, rpc_siphash(key, x, xl), 8);
+    }
     put_le(p + RPC_BULK_TAG_OFF, rpc_siphash(key, p, RPC_BULK_TAG_OFF), 8);
 }
 
-rpc_bulk_rc_t rpc_bulk_decode(const void *wire, const uint8_t key[16], rpc_bulk_wire_t *b)
+size_t rpc_bulk_wire_size(const void *wire, size_t avail)
 {
     const uint8_t *p = wire;
-    if (get_le(p, 4) != RPC_BULK_MAGIC || p[4] != RPC_WIRE_VERSION)
+    if (wire == NULL || avail < 16 || get_le(p, 4) != RPC_BULK_MAGIC)
+        return 0;
+    if (p[4] == RPC_WIRE_VERSION)
+        return RPC_BULK_WIRE;
+    if (p[4] != RPC_BULK_VERSION_SG)
+        return 0;
+    uint64_t nseg = get_le(p + 12, 4);
+    if (p[7] == RPC_BULK_LIST)
+        return nseg <= RPC_BULK_SEG_MAX ? RPC_BULK_WIRE + (size_t)nseg * RPC_BULK_SEG_WIRE : 0;
+    return p[7] == RPC_BULK_STRIDED ? RPC_BULK_WIRE + RPC_BULK_SEG_WIRE : 0;
+}
+
+static int wraps(uint64_t a, uint64_t n)
+{
+    return a + n < a;
+}
+
+/* The extension of a version-2 descriptor (its hash checked by the caller). */
+static rpc_bulk_rc_t sg_decode(const uint8_t *p, rpc_bulk_wire_t *b)
+{
+    const uint8_t *x = p + RPC_BULK_WIRE;
+    b->kind = p[7];
+    if (b->kind == RPC_BULK_LIST) {
+        b->nseg = (uint32_t)get_le(p + 12, 4);
+        uint64_t sum = 0;
+        for (uint32_t i = 0; i < b->nseg; i++) {
+            rpc_bulk_seg_t *s = &b->seg[i];
+            s->addr = get_le(x + 32 * i, 8);
+            s->len = get_le(x + 32 * i + 8, 8);
+            s->key = get_le(x + 32 * i + 16, 8);
+            s->rbase = get_le(x + 32 * i + 24, 8);
+            if (s->len > (1ull << 56) || wraps(s->addr, s->len) || wraps(s->rbase, s->len))
+                return RPC_BULK_RANGE_BAD;
+            sum += s->len; /* at most 64 x 2^56: no wrap */
+        }
+        return sum == b->len ? RPC_BULK_OK : RPC_BULK_SEGS_BAD;
+    }
+    b->rows = get_le(x, 8);
+    b->row_bytes = get_le(x + 8, 8);
+    b->pitch = get_le(x + 16, 8);
+    if (b->rows > (1ull << 56) || b->row_bytes > (1ull << 56) || b->pitch > (1ull << 56))
+        return RPC_BULK_RANGE_BAD;
+    /* Rows may not overlap; the logical length is rows x row_bytes. */
+    if ((b->rows > 1 && b->pitch < b->row_bytes) ||
+        (b->row_bytes && b->rows > (1ull << 56) / b->row_bytes) ||
+        b->rows * b->row_bytes != b->len)
+        return RPC_BULK_SEGS_BAD;
+    if (b->rows > 1 && b->pitch > ((1ull << 62) - b->row_bytes) / (b->rows - 1))
+        return RPC_BULK_RANGE_BAD;
+    uint64_t span = b->rows ? (b->rows - 1) * b->pitch + b->row_bytes : 0;
+    if (wraps(b->addr, span) || wraps(b->rbase, span))
+        return RPC_BULK_RANGE_BAD;
+    return RPC_BULK_OK;
+}
+
+rpc_bulk_rc_t rpc_bulk_decode_n(const void *wire, size_t avail, const uint8_t key[16],
+                                rpc_bulk_wire_t *b)
+{
+    const uint8_t *p = wire;
+    if (wire == NULL || avail < RPC_BULK_WIRE)
+        return RPC_BULK_SHORT;
+    if (get_le(p, 4) != RPC_BULK_MAGIC ||
+        (p[4] != RPC_WIRE_VERSION && p[4] != RPC_BULK_VERSION_SG))
         return RPC_BULK_MAGIC_BAD;
+    size_t size = rpc_bulk_wire_size(wire, avail);
+    if (size == 0)
+        return RPC_BULK_SEGS_BAD;
+    if (avail < size)
+        return RPC_BULK_SHORT;
     /* The tag first: nothing else in an altered descriptor is worth reading. */
     uint64_t tag = get_le(p + RPC_BULK_TAG_OFF, 8);
     if (rpc_siphash(key, p, RPC_BULK_TAG_OFF) != tag)
         return RPC_BULK_TAG_BAD;
+    if (size > RPC_BULK_WIRE && rpc_siphash(key, p + RPC_BULK_WIRE, size - RPC_BULK_WIRE) !=
+                                    get_le(p + RPC_BULK_EXT_OFF, 8))
+        return RPC_BULK_TAG_BAD;
+    b->kind = RPC_BULK_CONTIG;
+    b->nseg = 0;
+    b->rows = b->row_bytes = b->pitch = 0;
     b->access = p[5];
     b->owner_len = p[6];
     b->ttl_ms = (uint32_t)get_le(p + 8, 4);
@@ -179,9 +282,19 @@ rpc_bulk_rc_t rpc_bulk_decode(const void *wire, const uint8_t key[16], rpc_bulk_
     if (b->owner_len == 0 || b->owner_len > RPC_ADDR_MAX)
         return RPC_BULK_OWNER_BAD;
     memcpy(b->owner, p + 48, b->owner_len);
-    if (b->len > (1ull << 56) || b->addr + b->len < b->addr || b->rbase + b->len < b->rbase)
+    if (b->len > (1ull << 56) || wraps(b->addr, b->len) || wraps(b->rbase, b->len))
         return RPC_BULK_RANGE_BAD;
+    if (p[4] == RPC_BULK_VERSION_SG) {
+        rpc_bulk_rc_t rc = sg_decode(p, b);
+        if (rc != RPC_BULK_OK)
+            return rc;
+    }
     if (b->ttl_ms == 0)
         return RPC_BULK_TTL_BAD;
     return RPC_BULK_OK;
+}
+
+rpc_bulk_rc_t rpc_bulk_decode(const void *wire, const uint8_t key[16], rpc_bulk_wire_t *b)
+{
+    return rpc_bulk_decode_n(wire, RPC_BULK_WIRE, key, b);
 }

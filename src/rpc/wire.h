@@ -19,6 +19,15 @@
 #define RPC_HDR_MAX (RPC_HDR_FIXED + RPC_ADDR_MAX)
 #define RPC_BULK_WIRE 128
 #define RPC_BULK_TAG_OFF 120
+/* Scatter-gather descriptors (version 2): the 128 bytes above, then an
+ * extension of 32 bytes per segment (list) or 32 bytes (strided), whose
+ * keyed hash sits at RPC_BULK_EXT_OFF inside the tagged part. */
+#define RPC_BULK_VERSION_SG 2
+#define RPC_BULK_EXT_OFF 112
+#define RPC_BULK_SEG_WIRE 32
+#define RPC_BULK_SEG_MAX 64
+#define RPC_BULK_WIRE_MAX (RPC_BULK_WIRE + RPC_BULK_SEG_WIRE * RPC_BULK_SEG_MAX)
+enum { RPC_BULK_CONTIG = 0, RPC_BULK_LIST = 1, RPC_BULK_STRIDED = 2 };
 
 enum { RPC_T_REQ = 1, RPC_T_RESP = 2, RPC_T_BYE = 3 };
 
@@ -76,18 +85,40 @@ typedef enum {
     RPC_BULK_OWNER_BAD,  /* owner length */
     RPC_BULK_RANGE_BAD,  /* address or length wraps */
     RPC_BULK_TTL_BAD,    /* expired when sent */
+    RPC_BULK_SHORT,      /* fewer bytes than the descriptor says it has */
+    RPC_BULK_SEGS_BAD,   /* unknown kind, too many segments, or a shape that disagrees */
 } rpc_bulk_rc_t;
+
+typedef struct {
+    uint64_t addr, len, key, rbase;
+} rpc_bulk_seg_t;
 
 typedef struct {
     uint64_t addr, len, key, rbase;
     uint32_t ttl_ms;
     uint8_t access, owner_len;
     uint8_t owner[RPC_ADDR_MAX];
+    /* Scatter-gather (kind != RPC_BULK_CONTIG): len is the logical length
+     * (the concatenation); list: nseg segments (addr, key, rbase of the
+     * header unused); strided: rows of row_bytes every pitch bytes from
+     * addr/rbase under key. */
+    uint8_t kind;
+    uint32_t nseg;
+    uint64_t rows, row_bytes, pitch;
+    rpc_bulk_seg_t seg[RPC_BULK_SEG_MAX];
 } rpc_bulk_wire_t;
 
-/* Writes the 128-byte descriptor with its tag under key. */
+/* Bytes the descriptor b encodes to (RPC_BULK_WIRE .. RPC_BULK_WIRE_MAX). */
+size_t rpc_bulk_wire_len(const rpc_bulk_wire_t *b);
+/* Writes the descriptor (rpc_bulk_wire_len bytes) with its tag under key. */
 void rpc_bulk_encode(void *out, const rpc_bulk_wire_t *b, const uint8_t key[16]);
-/* Checks and decodes one (128 bytes at wire). */
+/* Bytes of the descriptor at wire, from its first 16 bytes (avail >= 16);
+ * 0: not a descriptor, or more segments than RPC_BULK_SEG_MAX. */
+size_t rpc_bulk_wire_size(const void *wire, size_t avail);
+/* Checks and decodes one of at most avail bytes at wire. */
+rpc_bulk_rc_t rpc_bulk_decode_n(const void *wire, size_t avail, const uint8_t key[16],
+                                rpc_bulk_wire_t *b);
+/* The same for a contiguous descriptor (128 bytes at wire). */
 rpc_bulk_rc_t rpc_bulk_decode(const void *wire, const uint8_t key[16], rpc_bulk_wire_t *b);
 /* Is [off, off+n) inside a descriptor of len bytes? */
 static inline int rpc_bulk_range_ok(uint64_t len, uint64_t off, uint64_t n)

@@ -139,6 +139,104 @@ static void test_bulk(void **state)
     assert_false(rpc_bulk_range_ok(100, UINT64_MAX, 2));
 }
 
+/* Scatter-gather descriptors: lists and strided blocks, their sizes and checks. */
+static void test_bulk_sg(void **state)
+{
+    (void)state;
+    static uint8_t w[RPC_BULK_WIRE_MAX + 8];
+    static rpc_bulk_wire_t b, d;
+    memset(&b, 0, sizeof(b));
+    b.kind = RPC_BULK_LIST;
+    b.nseg = 3;
+    b.seg[0] = (rpc_bulk_seg_t){.addr = 0x1000, .len = 1, .key = 5, .rbase = 0x1000};
+    b.seg[1] = (rpc_bulk_seg_t){.addr = 0x9000, .len = 0, .key = 0, .rbase = 0};
+    b.seg[2] = (rpc_bulk_seg_t){.addr = 0x20000, .len = 4095, .key = 6, .rbase = 0};
+    b.addr = 0x1000;
+    b.len = 4096;
+    b.ttl_ms = 100;
+    b.access = 3;
+    b.owner_len = sizeof(addr_g);
+    memcpy(b.owner, addr_g, sizeof(addr_g));
+    assert_int_equal(rpc_bulk_wire_len(&b), RPC_BULK_WIRE + 3 * RPC_BULK_SEG_WIRE);
+    rpc_bulk_encode(w, &b, key_g);
+    size_t n = rpc_bulk_wire_len(&b);
+    assert_int_equal(rpc_bulk_wire_size(w, 16), n);
+    assert_int_equal(rpc_bulk_decode_n(w, n, key_g, &d), RPC_BULK_OK);
+    assert_int_equal(d.kind, RPC_BULK_LIST);
+    assert_int_equal(d.nseg, 3);
+    assert_true(d.seg[2].addr == 0x20000 && d.seg[2].len == 4095 && d.seg[2].key == 6);
+    assert_true(d.len == 4096);
+    /* One byte short, or the 128-byte decoder: refused as short. */
+    assert_int_equal(rpc_bulk_decode_n(w, n - 1, key_g, &d), RPC_BULK_SHORT);
+    assert_int_equal(rpc_bulk_decode(w, key_g, &d), RPC_BULK_SHORT);
+    /* Any altered byte of the extension fails the tag. */
+    for (size_t i = RPC_BULK_WIRE; i < n; i += 5) {
+        w[i] ^= 0x40;
+        assert_int_equal(rpc_bulk_decode_n(w, n, key_g, &d), RPC_BULK_TAG_BAD);
+        w[i] ^= 0x40;
+    }
+    /* Lengths that do not add up; a wrapping segment; too many segments. */
+    b.len = 4097;
+    rpc_bulk_encode(w, &b, key_g);
+    assert_int_equal(rpc_bulk_decode_n(w, n, key_g, &d), RPC_BULK_SEGS_BAD);
+    b.len = 4096;
+    b.seg[0].addr = UINT64_MAX;
+    rpc_bulk_encode(w, &b, key_g);
+    assert_int_equal(rpc_bulk_decode_n(w, n, key_g, &d), RPC_BULK_RANGE_BAD);
+    b.seg[0].addr = 0x1000;
+    b.nseg = RPC_BULK_SEG_MAX;
+    for (unsigned i = 3; i < RPC_BULK_SEG_MAX; i++)
+        b.seg[i] = (rpc_bulk_seg_t){.addr = 0x1000, .len = 0};
+    rpc_bulk_encode(w, &b, key_g);
+    assert_int_equal(rpc_bulk_wire_len(&b), RPC_BULK_WIRE_MAX);
+    assert_int_equal(rpc_bulk_decode_n(w, RPC_BULK_WIRE_MAX, key_g, &d), RPC_BULK_OK);
+    w[12] = RPC_BULK_SEG_MAX + 1; /* the count itself (under the tag too) */
+    assert_int_equal(rpc_bulk_wire_size(w, 16), 0);
+    assert_int_equal(rpc_bulk_decode_n(w, sizeof(w), key_g, &d), RPC_BULK_SEGS_BAD);
+    /* Strided: 100 rows of 513 bytes every 1000. */
+    memset(&b.seg, 0, sizeof(b.seg));
+    b.kind = RPC_BULK_STRIDED;
+    b.nseg = 0;
+    b.rows = 100;
+    b.row_bytes = 513;
+    b.pitch = 1000;
+    b.len = 100 * 513;
+    b.key = 9;
+    b.rbase = 0x5000;
+    rpc_bulk_encode(w, &b, key_g);
+    n = rpc_bulk_wire_len(&b);
+    assert_int_equal(n, RPC_BULK_WIRE + 32);
+    assert_int_equal(rpc_bulk_wire_size(w, 16), n);
+    assert_int_equal(rpc_bulk_decode_n(w, n, key_g, &d), RPC_BULK_OK);
+    assert_true(d.kind == RPC_BULK_STRIDED && d.rows == 100 && d.row_bytes == 513 &&
+                d.pitch == 1000 && d.len == 51300);
+    b.pitch = 512; /* rows overlap */
+    rpc_bulk_encode(w, &b, key_g);
+    assert_int_equal(rpc_bulk_decode_n(w, n, key_g, &d), RPC_BULK_SEGS_BAD);
+    b.pitch = 1000;
+    b.len = 51301; /* shape and length disagree */
+    rpc_bulk_encode(w, &b, key_g);
+    assert_int_equal(rpc_bulk_decode_n(w, n, key_g, &d), RPC_BULK_SEGS_BAD);
+    b.len = 51300;
+    b.addr = UINT64_MAX - 60000; /* the span wraps */
+    rpc_bulk_encode(w, &b, key_g);
+    assert_int_equal(rpc_bulk_decode_n(w, n, key_g, &d), RPC_BULK_RANGE_BAD);
+    b.addr = 0x5000;
+    b.rows = (1ull << 40);
+    b.row_bytes = 1ull << 20;
+    b.len = 0; /* rows x row_bytes would overflow the limit */
+    rpc_bulk_encode(w, &b, key_g);
+    assert_int_not_equal(rpc_bulk_decode_n(w, n, key_g, &d), RPC_BULK_OK);
+    /* A contiguous descriptor is still 128 bytes, version 1. */
+    memset(&b, 0, sizeof(b));
+    b.len = 10, b.ttl_ms = 1, b.access = 1, b.owner_len = 4;
+    rpc_bulk_encode(w, &b, key_g);
+    assert_int_equal(w[4], RPC_WIRE_VERSION);
+    assert_int_equal(rpc_bulk_wire_size(w, 16), RPC_BULK_WIRE);
+    assert_int_equal(rpc_bulk_decode(w, key_g, &d), RPC_BULK_OK);
+    assert_int_equal(d.kind, RPC_BULK_CONTIG);
+}
+
 static void test_hashes(void **state)
 {
     (void)state;
@@ -163,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_roundtrip),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_bulk),
+        cmocka_unit_test(test_bulk_sg),
         cmocka_unit_test(test_hashes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,6 +34,7 @@ typedef struct {
     int amo_post_via_fetch;  /* issue non-fetching atomics as fetching ones (ofi_amo.c) */
     int pid_named_regions;   /* keeps /dev/shm/<pid>:... files that a dead process leaves */
     int lazy_connect;        /* connects a pair on its first transfer (SHMEM_OFI_EAGER_CONNECT) */
+    int rma_iov_slow;        /* an RMA of several iovs leaves the fast path: one iov each (cdt_bulk_xferv) */
 } cdt_ofi_prov_row_t;
 
 /*

@@ -9,11 +9,13 @@
 
 #include <rdma/fi_domain.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 
 #include "conduit/conduit.h"
 #include "conduit/ofi/ofi.h"
 #include "conduit/ofi/ofi_msg.h"
 #include "core/log.h"
+#include "conduit/ofi/ofi_plan.h"
 #include "heap/heap.h"
 
 /*
@@ -102,5 +104,67 @@ shm_status_t cdt_bulk_put(cdt_msg_ep_t *ep, cdt_peer_t peer, const void *src, ui
     *nfrags_p = ep->ctx.put_issued - before;
     if (rc != 0)
         SHM_DEBUG(RPC, "bulk put of %zu bytes: %s", len, fi_strerror((int)-rc));
+    return cdt_msg_status((int)rc);
+}
+
+/* Pieces one RMA operation carries at most (its iov arrays are on the stack). */
+#define BULK_IOV_CAP 8
+
+shm_status_t cdt_bulk_xferv(cdt_msg_ep_t *ep, cdt_peer_t peer, int is_get,
+                            const cdt_bulk_piece_t *p, size_t n, void *ctx, uint64_t *nops_p)
+{
+    cdt_ctx_t *c = &ep->ctx;
+    const struct fi_info *info = ep->dom->info;
+    size_t lim = __atomic_load_n(&ep->bulk_iov_lim, __ATOMIC_RELAXED);
+    if (lim == 0) {
+        lim = info->tx_attr->iov_limit < info->tx_attr->rma_iov_limit
+                  ? info->tx_attr->iov_limit : info->tx_attr->rma_iov_limit;
+        if (lim > BULK_IOV_CAP)
+            lim = BULK_IOV_CAP;
+        if (lim == 0 || cdt_ofi_prov_row(ep->dom->prov)->rma_iov_slow)
+            lim = 1;
+        __atomic_store_n(&ep->bulk_iov_lim, lim, __ATOMIC_RELAXED); /* same value from any thread */
+    }
+    size_t frag = cdt_ofi_fast_g.frag_size ? cdt_ofi_fast_g.frag_size : cdt_plan_frag_size(0, 0);
+    /* *msg calls take their flags here, not from the endpoint's defaults. */
+    uint64_t flags = info->tx_attr->op_flags & (FI_COMPLETION | FI_DELIVERY_COMPLETE);
+    uint64_t *issued = is_get ? &c->get_issued : &c->put_issued;
+    uint64_t before = *issued;
+    ssize_t rc = 0;
+    for (size_t i = 0; i < n && rc == 0;) {
+        if (p[i].len >= frag || lim == 1) {
+            rc = cdt_ofi_rma_frags(c, is_get, p[i].local, p[i].raddr, p[i].key, p[i].len, peer,
+                                   ctx, -1);
+            i++;
+            continue;
+        }
+        struct iovec iov[BULK_IOV_CAP];
+        struct fi_rma_iov riov[BULK_IOV_CAP];
+        size_t k = 0, bytes = 0;
+        while (i + k < n && k < lim && p[i + k].key == p[i].key && p[i + k].len < frag &&
+               bytes + p[i + k].len <= frag) {
+            iov[k] = (struct iovec){.iov_base = p[i + k].local, .iov_len = p[i + k].len};
+            riov[k] = (struct fi_rma_iov){.addr = p[i + k].raddr, .len = p[i + k].len,
+                                          .key = p[i + k].key};
+            bytes += p[i + k].len;
+            k++;
+        }
+        struct fi_msg_rma msg = {.msg_iov = iov, .desc = NULL, .iov_count = k, .addr = peer,
+                                 .rma_iov = riov, .rma_iov_count = k, .context = ctx};
+        cdt_ofi_count(c, issued, 1); /* before the issue: see cdt_ofi_count */
+        for (;;) {
+            rc = is_get ? fi_readmsg(c->ep, &msg, flags) : fi_writemsg(c->ep, &msg, flags);
+            if (rc != -FI_EAGAIN)
+                break;
+            (void)fi_cq_read(c->cq, NULL, 0); /* drives progress; errors are harvested later */
+        }
+        if (rc != 0)
+            cdt_ofi_count(c, issued, (uint64_t)-1); /* not issued after all */
+        i += k;
+    }
+    *nops_p = *issued - before;
+    if (rc != 0)
+        SHM_DEBUG(RPC, "bulk %s of %zu pieces: %s", is_get ? "get" : "put", n,
+                  fi_strerror((int)-rc));
     return cdt_msg_status((int)rc);
 }

@@ -30,6 +30,7 @@ struct cdt_msg_ep {
     int wait_fd;                 /* its CQ has an FI_WAIT_FD wait object */
     size_t inject_size;
     uint64_t rma_errs_seen;      /* error counts already turned into "done" */
+    size_t bulk_iov_lim;         /* pieces one bulk RMA takes (0: not looked up yet; ofi_bulk.c) */
 };
 
 /* Fragment engine shared with PE RMA (ofi_rma.c); never ends the job. */

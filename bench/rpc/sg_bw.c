@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Scatter-gather bulk bandwidth (issue 18): a server pulls (or pushes) 1 MiB
+ * per call from a client buffer described as
+ *   one:  one contiguous 1 MiB segment (orpc_bulk_expose), or
+ *   sg:   NSEG separate segments of 1 MiB / NSEG each (orpc_bulk_expose_sg;
+ *         default 16 x 64 KiB, 4 KiB apart so no two are adjacent),
+ * into one local 1 MiB buffer per call in flight. A window of calls is in
+ * flight (the server keeps their transfers going and answers each when its
+ * data is in); the registration cache is on (the steady state of a service).
+ * The two shapes alternate ROUNDS times; printed: the median MB/s of each
+ * and the median of the per-round ratios sg/one.
+ *   sg_bw [-p PROV] [-n ITERS] [-w WINDOW] [-r ROUNDS] [-g NSEG] [-d pull|push] [-b] [-a]
+ * -a: the segments adjacent (slices of one buffer: the library joins them).
+ * -b: the client busy-polls its calls (orpc_test) instead of waiting politely
+ * (on tcp;ofi_rxm a push lands only while the client drives progress).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ofishmem_rpc.h"
+#include "rpc_bench.h"
+
+#define WMAX 16
+#define SIZE (1u << 20)
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* ---------------------------------------------------------------- server */
+
+static volatile sig_atomic_t stop_g;
+static void on_term(int s)
+{
+    (void)s;
+    stop_g = 1;
+}
+static char *scratch_g;
+static orpc_call_t *pending_g[256];
+static int npending_g, slot_g;
+
+static void h_xfer(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    int push = arg != NULL;
+    orpc_bulk_desc_t d;
+    int rc = orpc_bulk_decode_n(c, in, n, &d);
+    char *buf = scratch_g + (size_t)(slot_g++ % WMAX) * SIZE;
+    size_t len = d.len < SIZE ? d.len : SIZE;
+    if (rc == ORPC_OK)
+        rc = push ? orpc_bulk_iput(c, &d, 0, buf, len) : orpc_bulk_iget(c, &d, 0, buf, len);
+    if (rc != ORPC_OK || npending_g == 256) {
+        orpc_respond(c, rc, NULL, 0);
+        return;
+    }
+    pending_g[npending_g++] = c;
+}
+
+static int server_main(const char *prov, const char *af, const char *kf)
+{
+    signal(SIGTERM, on_term);
+    scratch_g = malloc((size_t)WMAX * SIZE);
+    memset(scratch_g, 0x5a, (size_t)WMAX * SIZE);
+    orpc_opts_t o;
+    orpc_opts_init(&o);
+    o.listen = 1;
+    o.provider = prov;
+    o.auth_key_file = kf;
+    orpc_t *rpc;
+    if (orpc_open(&o, &rpc) != ORPC_OK)
+        return 1;
+    orpc_register(rpc, "sgbench.pull", h_xfer, NULL, 0, NULL);
+    orpc_register(rpc, "sgbench.push", h_xfer, (void *)1, 0, NULL);
+    if (rpcb_publish_addr(rpc, af) != 0)
+        return 1;
+    while (!stop_g) {
+        orpc_progress(rpc, npending_g ? 0 : 1);
+        for (int i = 0; i < npending_g;) {
+            int rc = orpc_bulk_test(pending_g[i]);
+            if (rc == ORPC_EAGAIN) {
+                i++;
+                continue;
+            }
+            orpc_respond(pending_g[i], rc, NULL, 0);
+            pending_g[i] = pending_g[--npending_g];
+        }
+    }
+    orpc_close(rpc);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- client */
+
+static int nseg_g = 16, busy_g;
+static size_t gap_g = 4096; /* between segments (-a: 0, adjacent) */
+
+/* MB/s of iters calls, window in flight; sg: the buffers as nseg_g segments. */
+static double measure(orpc_t *rpc, orpc_peer_t *srv, int push, int sg, char **bufs, int window,
+                      long iters)
+{
+    uint64_t id = orpc_id(push ? "sgbench.push" : "sgbench.pull");
+    unsigned acc = push ? ORPC_BULK_WRITE : ORPC_BULK_READ;
+    orpc_req_t *req[WMAX] = {0};
+    orpc_bulk_t *bulk[WMAX];
+    static unsigned char args[WMAX][ORPC_BULK_WIRE_MAX];
+    size_t got, seglen = SIZE / (size_t)nseg_g;
+    long issued = 0, done = 0, warm = 20;
+    double t0 = 0;
+    int oldest = 0;
+    while (done < iters + warm) {
+        for (int i = 0; i < window; i++) {
+            if (req[i]) {
+                int rc = i == oldest && !busy_g ? orpc_wait(req[i], &got)
+                                                : orpc_test(req[i], &got);
+                if (rc == ORPC_EAGAIN)
+                    continue;
+                if (i == oldest)
+                    oldest = (oldest + 1) % window;
+                if (rc != 0) {
+                    fprintf(stderr, "sg_bw: call failed: %s\n", orpc_strerror(rc));
+                    exit(1);
+                }
+                orpc_bulk_release(bulk[i]);
+                req[i] = NULL;
+                if (++done == warm)
+                    t0 = now_s();
+            }
+            if (issued < iters + warm) {
+                int rc;
+                if (sg) {
+                    orpc_seg_t s[ORPC_BULK_SEG_MAX];
+                    for (int k = 0; k < nseg_g; k++)
+                        s[k] = (orpc_seg_t){bufs[i] + (size_t)k * (seglen + gap_g), seglen};
+                    rc = orpc_bulk_expose_sg(rpc, s, (size_t)nseg_g, acc, -1, &bulk[i]);
+                } else {
+                    rc = orpc_bulk_expose(rpc, bufs[i], SIZE, acc, -1, &bulk[i]);
+                }
+                size_t sz = rc == 0 ? orpc_bulk_encoded_size(bulk[i]) : 0;
+                if (rc != 0 || orpc_bulk_encode(bulk[i], srv, args[i]) != 0 ||
+                    orpc_icall(rpc, srv, id, args[i], sz, NULL, 0, 30000, &req[i]) != 0) {
+                    fprintf(stderr, "sg_bw: could not start a call\n");
+                    exit(1);
+                }
+                issued++;
+            }
+        }
+    }
+    return (double)iters * SIZE / (now_s() - t0) / 1e6;
+}
+
+static double median(double *a, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && a[j - 1] > a[j]; j--) {
+            double t = a[j];
+            a[j] = a[j - 1];
+            a[j - 1] = t;
+        }
+    return n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+    const char *prov = "shm";
+    long iters = 200;
+    int window = 8, rounds = 5, dirs = 3;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-p") && i + 1 < argc)
+            prov = argv[++i];
+        else if (!strcmp(argv[i], "-n") && i + 1 < argc)
+            iters = atol(argv[++i]);
+        else if (!strcmp(argv[i], "-w") && i + 1 < argc)
+            window = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-r") && i + 1 < argc)
+            rounds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-g") && i + 1 < argc)
+            nseg_g = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-b"))
+            busy_g = 1;
+        else if (!strcmp(argv[i], "-a"))
+            gap_g = 0;
+        else if (!strcmp(argv[i], "-d") && i + 1 < argc && !strcmp(argv[i + 1], "pull"))
+            dirs = 1, i++;
+        else if (!strcmp(argv[i], "-d") && i + 1 < argc && !strcmp(argv[i + 1], "push"))
+            dirs = 2, i++;
+        else {
+            fprintf(stderr, "usage: %s [-p PROV] [-n ITERS] [-w WINDOW] [-r ROUNDS] [-g NSEG] "
+                            "[-d pull|push] [-b] [-a]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (window < 1 || window > WMAX || rounds < 1 || rounds > 64 || nseg_g < 1 ||
+        nseg_g > ORPC_BULK_SEG_MAX || SIZE % (unsigned)nseg_g) {
+        fprintf(stderr, "sg_bw: -w 1..%d, -r 1..64, -g 1..%d dividing %u\n", WMAX,
+                ORPC_BULK_SEG_MAX, SIZE);
+        return 2;
+    }
+    char dir[] = "/tmp/orpc-sgbw.XXXXXX";
+    if (mkdtemp(dir) == NULL)
+        return 1;
+    char af[600], kf[600], key[700], addr[ORPC_ADDR_STRLEN];
+    snprintf(af, sizeof(af), "%s/addr", dir);
+    snprintf(kf, sizeof(kf), "%s/key", dir);
+    pid_t srv = fork();
+    if (srv == 0)
+        _exit(server_main(prov, af, kf));
+    if (rpcb_read_addr(af, addr, sizeof(addr), 4000) != 0)
+        return 1;
+    snprintf(key, sizeof(key), "@%s", kf);
+    /* Per call in flight: room for 1 MiB plus a gap after every segment. */
+    size_t per = SIZE + (size_t)nseg_g * 4096;
+    char *mem = malloc((size_t)WMAX * per), *bufs[WMAX];
+    memset(mem, 1, (size_t)WMAX * per);
+    for (int i = 0; i < WMAX; i++)
+        bufs[i] = mem + (size_t)i * per;
+    orpc_t *rpc;
+    orpc_peer_t *p;
+    if (orpc_open(NULL, &rpc) != 0 || orpc_lookup(rpc, addr, key, &p) != 0) {
+        fprintf(stderr, "sg_bw: cannot reach the server\n");
+        return 1;
+    }
+    printf("# sg_bw: provider %s, 1 MiB a call as 1 segment vs %d x %zu B, window %d, "
+           "%ld calls a point, %d alternating rounds (MB/s, medians)%s%s\n",
+           prov, nseg_g, (size_t)SIZE / (size_t)nseg_g, window, iters, rounds,
+           busy_g ? ", client busy-polling" : "", gap_g ? "" : ", segments adjacent");
+    printf("%-6s %12s %12s %12s\n", "dir", "1 segment", "sg", "sg/1 seg");
+    for (int push = 0; push < 2; push++) {
+        if (!(dirs & (1 << push)))
+            continue;
+        double one[64], sg[64], ratio[64];
+        for (int r = 0; r < rounds; r++) {
+            /* Alternate which goes first, so neither always runs on a warmer machine. */
+            if (r % 2 == 0) {
+                one[r] = measure(rpc, p, push, 0, bufs, window, iters);
+                sg[r] = measure(rpc, p, push, 1, bufs, window, iters);
+            } else {
+                sg[r] = measure(rpc, p, push, 1, bufs, window, iters);
+                one[r] = measure(rpc, p, push, 0, bufs, window, iters);
+            }
+            ratio[r] = sg[r] / one[r];
+        }
+        double mr = median(ratio, rounds);
+        printf("%-6s %12.0f %12.0f %12.2f\n", push ? "push" : "pull", median(one, rounds),
+               median(sg, rounds), mr);
+        fflush(stdout);
+    }
+    orpc_peer_release(p);
+    orpc_close(rpc);
+    kill(srv, SIGTERM);
+    waitpid(srv, NULL, 0);
+    unlink(af);
+    unlink(kf);
+    rmdir(dir);
+    free(mem);
+    return 0;
+}

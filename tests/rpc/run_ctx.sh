@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Service contexts (issue #18 item 3): run_ctx.sh BINDIR shm|tcp|sq SCENARIO
+#  spread:   4 contexts, each its own progress thread, then driven by one
+#            application thread each: 3 client processes x 4 threads, every
+#            context receives calls (the handler's context index), round
+#            robin per client; calls by key land on one context each.
+#  safety:   deadlines and auth enforced on every context.
+#  shutdown: calls held on every context, the server closes under them:
+#            it exits cleanly, each call ends with an error by its deadline.
+# Reaps every process it started (procs.sh).
+set -u
+BIN=$1
+PROV=$2
+SC=$3
+source "$(dirname "$0")/procs.sh"
+procs_setup "$PROV" orpc-ctx
+
+fail() { echo "FAIL [$PROV/$SC]: $*"; [ -f "$W/server.log" ] && tail -5 "$W/server.log"; exit 1; }
+
+# start_server NCTX thread|app: sets SRV_PID
+start_server() {
+  rm -f "$W/srv.addr"
+  FI_OFI_RXM_USE_SRX=0 "$BIN/rpc_ctx" server "$W/srv.addr" "$W/srv.key" "$PROVIDER" "$1" "$2" \
+      >"$W/server.log" 2>&1 &
+  SRV_PID=$!
+  PIDS+=("$SRV_PID")
+  for _ in $(seq 200); do
+    [ -s "$W/srv.addr" ] && return 0
+    kill -0 "$SRV_PID" 2>/dev/null || fail "server died at start"
+    sleep 0.05
+  done
+  fail "server wrote no address"
+}
+client() { timeout 100 "$BIN/rpc_ctx" client "$W/srv.addr" "$W/srv.key" "$@"; }
+stop_server() {
+  client stop || fail "stop"
+  wait "$SRV_PID" || fail "server exited with $?"
+  cat "$W/server.log"
+}
+
+case $SC in
+spread)
+  for mode in thread app; do
+    start_server 4 $mode
+    grep -q '/ctx=[0-9a-f.]*,[0-9a-f.]*,[0-9a-f.]*$' "$W/srv.addr" ||
+      fail "address names no 3 more contexts: $(cat "$W/srv.addr")"
+    if [ "$PROV" = sq ]; then
+      [ "$(grep -o '\.[0-9a-f]\{16\}' "$W/srv.addr" | sort -u | wc -l)" -ge 4 ] ||
+        fail "not every context has its own queue set: $(cat "$W/srv.addr")"
+    fi
+    cpids=()
+    for i in 1 2 3; do client spread 4 40 >"$W/c$i.log" 2>&1 & cpids+=($!); PIDS+=($!); done
+    for p in "${cpids[@]}"; do wait "$p" || fail "a spread client failed ($mode): $(cat "$W"/c*.log | grep FAIL)"; done
+    cat "$W/c1.log"
+    client keyed || fail "keyed ($mode)"
+    stop_server
+  done
+  ;;
+safety)
+  start_server 4 thread
+  client deadline || fail "deadline"
+  client auth || fail "auth"
+  stop_server
+  ;;
+shutdown)
+  for mode in thread app; do
+    start_server 4 $mode
+    client hold 3 || fail "hold ($mode)"
+    wait "$SRV_PID" || fail "server exited with $? after closing under held calls ($mode)"
+    cat "$W/server.log"
+    grep -q 'closed with 12 calls held' "$W/server.log" || fail "server did not hold 12 calls"
+  done
+  ;;
+*) echo "unknown scenario $SC"; exit 2 ;;
+esac
+echo "PASS [$PROV/$SC]"

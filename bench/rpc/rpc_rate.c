@@ -19,7 +19,10 @@
  * each context driven by a progress thread of its own (server threads =
  * contexts), receiving into multi-recv buffers; clients spread their calls
  * round robin. The table shows each rate and the median per-round ratio to
- * the first count.
+ * the first count. -W US gives every call US microseconds of CPU work in
+ * the handler (thread CPU time, so preemption does not count), for a
+ * service whose handlers compute: where a server thread, not the clients,
+ * is what limits the rate.
  * Every process is forked from this one before it touches libfabric. The
  * two modes alternate, ROUNDS times per client count; the table shows the
  * medians and the median of the per-round ratios (this machine is noisy).
@@ -55,9 +58,19 @@ static void on_term(int s)
     stop_g = 1;
 }
 
+/* -W: CPU work of each call in the handler, in us (a service that computes). */
+static double work_us_g;
+
 static void h_echo(orpc_call_t *c, const void *in, size_t n, void *arg)
 {
     (void)arg;
+    if (work_us_g > 0) {
+        struct timespec t0, t;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+        do
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        while ((t.tv_sec - t0.tv_sec) * 1e6 + (t.tv_nsec - t0.tv_nsec) / 1e3 < work_us_g);
+    }
     orpc_respond(c, 0, in, n);
 }
 
@@ -271,13 +284,15 @@ static int contexts_table(const char *prov, const int *counts, int nc, char *ctx
         printf(" %11d ctx", ctxs[x]);
     for (int x = 1; x < nx; x++)
         printf(" %6d/%d", ctxs[x], ctxs[0]);
-    printf("   (calls/s; ratio: median of per-round ratios)\n");
+    for (int x = 0; x < nx; x++)
+        printf(" %9s%d", "us/req ", ctxs[x]);
+    printf("\n# (calls/s; ratios: median of per-round ratios; us/req: server CPU per request)\n");
     for (int i = 0; i < nc; i++) {
-        double v[8][BENCH_MAX_REPS], q[8][BENCH_MAX_REPS], rr, uu;
+        double v[8][BENCH_MAX_REPS], q[8][BENCH_MAX_REPS], u[8][BENCH_MAX_REPS], rr;
         for (int k = 0; k < rounds; k++)
             for (int x = 0; x < nx; x++) {
                 nctx_g = ctxs[x];
-                v[x][k] = run(prov, 1, counts[i], secs, window, size, &rr, &uu);
+                v[x][k] = run(prov, 1, counts[i], secs, window, size, &rr, &u[x][k]);
                 if (v[x][k] <= 0) {
                     fprintf(stderr, "rpc_rate: a run with %d clients, %d contexts failed\n",
                             counts[i], ctxs[x]);
@@ -290,6 +305,8 @@ static int contexts_table(const char *prov, const int *counts, int nc, char *ctx
             printf(" %15.0f", bench_median(v[x], rounds));
         for (int x = 1; x < nx; x++)
             printf(" %8.2f", bench_median(q[x], rounds));
+        for (int x = 0; x < nx; x++)
+            printf(" %10.2f", bench_median(u[x], rounds));
         printf("\n");
         fflush(stdout);
         if (cf) {
@@ -330,6 +347,8 @@ int main(int argc, char **argv)
             pin_g = 1;
         else if (!strcmp(argv[i], "--transport"))
             transport_g = 1;
+        else if (!strcmp(argv[i], "-W") && i + 1 < argc)
+            work_us_g = atof(argv[++i]);
         else if (!strcmp(argv[i], "--contexts") && i + 1 < argc)
             snprintf(ctx_list, sizeof(ctx_list), "%s", argv[++i]);
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
@@ -342,7 +361,7 @@ int main(int argc, char **argv)
             modes = 2, i++;
         else {
             fprintf(stderr, "usage: %s [-p PROV] [-t SECONDS] [-w WINDOW] [-s BYTES] "
-                            "[-c 1,2,4,8,16] [-r ROUNDS] [--pin] [--transport] [--contexts 1,2,4] [--csv FILE] [-b] [-m mr|1b]\n", argv[0]);
+                            "[-c 1,2,4,8,16] [-r ROUNDS] [--pin] [--transport] [--contexts 1,2,4] [-W US] [--csv FILE] [-b] [-m mr|1b]\n", argv[0]);
             return 2;
         }
     }
@@ -357,9 +376,10 @@ int main(int argc, char **argv)
            "median of %d alternating rounds%s\n", prov, size, window, secs, rounds,
            busy_g ? ", busy polling" : "");
     if (ctx_list[0]) {
-        printf("# server: 1 context per progress thread, multi-recv; same-host queues %s\n",
+        printf("# server: 1 context per progress thread, multi-recv; same-host queues %s; "
+               "handler work %.1f us per call\n",
                getenv("SHMEM_RPC_SAME_HOST") && !strcmp(getenv("SHMEM_RPC_SAME_HOST"), "0")
-                   ? "off" : "on");
+                   ? "off" : "on", work_us_g);
     } else if (transport_g) {
         printf("%-8s %16s %16s %7s %15s %15s %15s\n", "clients", "same-host (/s)",
                "provider (/s)", "ratio", "srv CPU us/req", "reposts/req sq", "reposts/req pv");

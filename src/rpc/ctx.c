@@ -115,6 +115,9 @@ int rpc_ctx_lookup(orpc_t *r, orpc_peer_t *p, const char *addr, orpc_peer_t **sv
     size_t hostl = host ? strcspn(host, ".") : 0;
     if (slash == NULL || (host && host[hostl] != '.'))
         return ORPC_EADDR;
+    /* Every context takes requests of the size the address advertises. */
+    const char *mr = strstr(addr, "/max_req=");
+    int mrl = mr ? (int)(1 + strcspn(mr + 1, "/\n\r ")) : 0;
     orpc_peer_t *subs[RPC_MAX_CTX];
     int n = 1, rc = ORPC_OK;
     subs[0] = p;
@@ -132,7 +135,8 @@ int rpc_ctx_lookup(orpc_t *r, orpc_peer_t *p, const char *addr, orpc_peer_t **sv
         }
         /* This context's own address, as its instance would print it. */
         char one[ORPC_ADDR_STRLEN];
-        int k = snprintf(one, sizeof(one), "%.*s%.*s", (int)(slash + 1 - addr), addr, (int)nl, o);
+        int k = snprintf(one, sizeof(one), "%.*s%.*s%.*s", (int)(slash + 1 - addr), addr,
+                         (int)nl, o, mrl, mr ? mr : "");
         if (qn && k > 0 && (size_t)k < sizeof(one))
             k += snprintf(one + k, sizeof(one) - (size_t)k, SQ_OPT "%.*s.%.16s", (int)hostl,
                           host, qn);
@@ -143,7 +147,6 @@ int rpc_ctx_lookup(orpc_t *r, orpc_peer_t *p, const char *addr, orpc_peer_t **sv
         orpc_peer_t *s = NULL;
         if ((rc = rpc_peer_lookup(r, one, p->auth, &s)) != ORPC_OK)
             break;
-        s->max_req = p->max_req; /* advertised once, for every context */
         subs[n++] = s;
         o += nl + (qn ? 1 + ql : 0);
         if (*o == ',')

@@ -27,6 +27,7 @@
 #define C_HELD "ctx.held"   /* answers u32 held calls per context */
 #define C_STATS "ctx.stats" /* answers per context: u64 requests, u64 rejected_auth */
 #define C_STOP "ctx.stop"
+#define C_BIG "ctx.big" /* args: n pattern bytes (seed n), above the eager limit: answers u32 ctx */
 #define MAXC 16
 
 static volatile int stop_g;
@@ -68,6 +69,13 @@ static void h_who(orpc_call_t *c, const void *in, size_t n, void *arg)
     orpc_enc_u32(&e, (uint32_t)syscall(SYS_gettid));
     orpc_enc_u64(&e, key);
     orpc_respond(c, 0, out, e.pos);
+}
+
+static void h_big(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)arg;
+    uint32_t ctx = (uint32_t)orpc_call_context(c);
+    orpc_respond(c, t_check(in, 0, n, (uint32_t)n) == -1 ? 0 : ORPC_EPROTO, &ctx, sizeof(ctx));
 }
 
 static void h_hold(orpc_call_t *c, const void *in, size_t n, void *arg)
@@ -140,6 +148,7 @@ static int server(const char *af, const char *kf, const char *prov, int nctx, in
     CHECK_RC(orpc_progress_context(rpc_g, nctx, 0), ORPC_EINVAL, "progress of a context beyond");
     orpc_register(rpc_g, C_WHO, h_who, NULL, 0, NULL);
     orpc_register(rpc_g, C_HOLD, h_hold, NULL, 0, NULL);
+    orpc_register(rpc_g, C_BIG, h_big, NULL, 0, NULL);
     orpc_register(rpc_g, C_HELD, h_held, NULL, 0, NULL);
     orpc_register(rpc_g, C_STATS, h_stats, NULL, 0, NULL);
     orpc_register(rpc_g, C_STOP, h_stop, NULL, 0, NULL);
@@ -294,6 +303,19 @@ static int c_keyed(void)
             first = ctx;
         }
         used[first]++;
+        /* Arguments above the eager limit: pulled by that context (two-phase). */
+        if (key < 8) {
+            size_t big = 200000 + (size_t)key;
+            char *buf = malloc(big);
+            t_fill(buf, 0, big, (uint32_t)big);
+            uint32_t ctx = 99;
+            size_t ol = 0;
+            CHECK_RC(orpc_call(r, kp, orpc_id(C_BIG), buf, big, &ctx, sizeof(ctx), &ol, 20000),
+                     ORPC_OK, "large argument through a key");
+            CHECK((int)ctx == first, "large argument of key %llu on context %u, not %d",
+                  (unsigned long long)key, ctx, first);
+            free(buf);
+        }
     }
     printf("keyed: 64 keys x 6 calls; keys per context:");
     for (int k = 0; k < nsrv_ctx_g; k++) {

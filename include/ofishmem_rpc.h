@@ -260,6 +260,15 @@ ORPC_API int orpc_peer_contexts(orpc_peer_t *peer);
  * go round robin.
  */
 ORPC_API orpc_peer_t *orpc_peer_key(orpc_peer_t *peer, uint64_t key);
+/**
+ * Joins the addresses of n servers that share one auth key (e.g. every PE
+ * of a SHMEM job, each a server with its contexts) into one address naming
+ * all their contexts (at most 64): a client that looks it up spreads its
+ * calls over every context of every server as over one server's. The
+ * request limit is the smallest of theirs. All on one provider, else
+ * ORPC_EADDR; ORPC_ERANGE when buf (ORPC_ADDR_STRLEN is enough) is short.
+ */
+ORPC_API int orpc_addr_join(const char *const *addrs, int n, char *buf, size_t len);
 /** orpc_call through orpc_peer_key(peer, key). */
 ORPC_API int orpc_call_key(orpc_t *rpc, orpc_peer_t *peer, uint64_t key, uint64_t id,
                            const void *in, size_t in_len, void *out, size_t out_cap,

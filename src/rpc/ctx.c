@@ -7,6 +7,8 @@
  * endpoint names (hex) and same-host queue sets (16 hex digits, on the host
  * of context 0's "/sq=HOST.Q0"). A client looks every context up as a peer
  * of its own and spreads its calls over them (round robin, or by key).
+ * orpc_addr_join makes one such address of several servers' (a parallel
+ * service: the PEs of a SHMEM job, each with its contexts).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +120,7 @@ int rpc_ctx_lookup(orpc_t *r, orpc_peer_t *p, const char *addr, orpc_peer_t **sv
     /* Every context takes requests of the size the address advertises. */
     const char *mr = strstr(addr, "/max_req=");
     int mrl = mr ? (int)(1 + strcspn(mr + 1, "/\n\r ")) : 0;
-    orpc_peer_t *subs[RPC_MAX_CTX];
+    orpc_peer_t *subs[RPC_MAX_PEER_CTX];
     int n = 1, rc = ORPC_OK;
     subs[0] = p;
     while (*o && *o != '/' && *o != '\n' && *o != '\r' && *o != ' ') {
@@ -129,7 +131,7 @@ int rpc_ctx_lookup(orpc_t *r, orpc_peer_t *p, const char *addr, orpc_peer_t **sv
             qn = o + nl + 1;
             ql = strcspn(qn, ",/\n\r ");
         }
-        if (n == RPC_MAX_CTX || nl == 0 || (qn && (ql != 16 || host == NULL))) {
+        if (n == RPC_MAX_PEER_CTX || nl == 0 || (qn && (ql != 16 || host == NULL))) {
             rc = ORPC_EADDR;
             break;
         }
@@ -223,4 +225,146 @@ RPC_EXPORT int orpc_call_key(orpc_t *r, orpc_peer_t *p, uint64_t key, uint64_t i
 {
     return orpc_call(r, orpc_peer_key(p, key), id, in, in_len, out, out_cap, out_len_p,
                      timeout_ms);
+}
+
+/* ---------------------------------------------------------- joined services */
+
+/* The parts of an address string of ours. */
+typedef struct {
+    const char *pre;  /* "orpc://PROV/" */
+    int prel;
+    const char *name; /* context 0's endpoint name (hex) */
+    int namel;
+    const char *host, *q0; /* "/sq=HOST.Q0" (NULL: none) */
+    int hostl;
+    const char *ctx;  /* after "/ctx=" (NULL: one context) */
+    int ctxl;
+    long long max_req;
+} addr_parts_t;
+
+static int addr_split(const char *a, addr_parts_t *p)
+{
+    memset(p, 0, sizeof(*p));
+    const char *slash = strncmp(a, "orpc://", 7) == 0 ? strchr(a + 7, '/') : NULL;
+    if (slash == NULL)
+        return ORPC_EADDR;
+    p->pre = a;
+    p->prel = (int)(slash + 1 - a);
+    p->name = slash + 1;
+    p->namel = (int)strcspn(p->name, "/\n\r ");
+    if (p->namel == 0 || (p->max_req = rpc_addr_max_req(a)) < 0)
+        return ORPC_EADDR;
+    const char *q = strstr(a, SQ_OPT);
+    if (q) {
+        p->host = q + strlen(SQ_OPT);
+        p->hostl = (int)strcspn(p->host, ".");
+        if (p->host[p->hostl] != '.' || strspn(p->host + p->hostl + 1, "0123456789abcdef") != 16)
+            return ORPC_EADDR;
+        p->q0 = p->host + p->hostl + 1;
+    }
+    const char *c = strstr(a, CTX_OPT);
+    if (c) {
+        p->ctx = c + strlen(CTX_OPT);
+        p->ctxl = (int)strcspn(p->ctx, "/\n\r ");
+    }
+    return ORPC_OK;
+}
+
+/* Appends s[0..n) to buf (used bytes in *u); ORPC_ERANGE when it does not fit. */
+static int put(char *buf, size_t len, size_t *u, const char *s, size_t n)
+{
+    if (*u + n + 1 > len)
+        return ORPC_ERANGE;
+    memcpy(buf + *u, s, n);
+    *u += n;
+    buf[*u] = '\0';
+    return ORPC_OK;
+}
+
+RPC_EXPORT int orpc_addr_join(const char *const *addrs, int n, char *buf, size_t len)
+{
+    if (addrs == NULL || n < 1 || buf == NULL || len == 0)
+        return ORPC_EINVAL;
+    addr_parts_t b, a;
+    for (int i = 0; i < n; i++)
+        if (addrs[i] == NULL || addr_split(addrs[i], i ? &a : &b) != ORPC_OK) {
+            shm_error("orpc_addr_join: address %d is not a server address of ours", i);
+            return ORPC_EADDR;
+        }
+    /* The smallest request limit of them all is everyone's. */
+    long long mr = b.max_req;
+    for (int i = 1; i < n; i++) {
+        addr_split(addrs[i], &a);
+        if (a.prel != b.prel || memcmp(a.pre, b.pre, (size_t)b.prel) != 0) {
+            shm_error("orpc_addr_join: address %d is on another provider (%.*s)", i, a.prel,
+                      a.pre);
+            return ORPC_EADDR;
+        }
+        if (a.max_req && (mr == 0 || a.max_req < mr))
+            mr = a.max_req;
+    }
+    size_t u = 0;
+    char num[64];
+    int rc = put(buf, len, &u, b.pre, (size_t)b.prel);
+    if (rc == ORPC_OK)
+        rc = put(buf, len, &u, b.name, (size_t)b.namel);
+    if (rc == ORPC_OK && mr > 0) {
+        snprintf(num, sizeof(num), "/max_req=%lld", mr);
+        rc = put(buf, len, &u, num, strlen(num));
+    }
+    if (rc == ORPC_OK && b.host) {
+        rc = put(buf, len, &u, SQ_OPT, strlen(SQ_OPT));
+        if (rc == ORPC_OK)
+            rc = put(buf, len, &u, b.host, (size_t)b.hostl + 17);
+    }
+    int count = 1;
+    const char *sep = CTX_OPT;
+    for (int i = 0; i < n && rc == ORPC_OK; i++) {
+        addr_split(addrs[i], &a);
+        /* Queue sets only of servers on the host of the first (the rest
+         * through the provider); context 0 of every other server first. */
+        int same = b.host && a.host && a.hostl == b.hostl &&
+                   memcmp(a.host, b.host, (size_t)b.hostl) == 0;
+        const char *o = a.ctx;
+        int left = a.ctxl;
+        for (int first = i > 0; rc == ORPC_OK && (first || left > 0); first = 0) {
+            const char *nm;
+            int nl, ql = 0;
+            const char *qn = NULL;
+            if (first) {
+                nm = a.name;
+                nl = a.namel;
+                qn = a.q0;
+                ql = a.q0 ? 16 : 0;
+            } else {
+                int el = (int)strcspn(o, ",");
+                if (el > left)
+                    el = left;
+                nm = o;
+                nl = (int)strcspn(o, ".,");
+                if (nl > el)
+                    nl = el;
+                if (nl < el) {
+                    qn = o + nl + 1;
+                    ql = el - nl - 1;
+                }
+                o += el + (el < left);
+                left -= el + (el < left);
+            }
+            if (++count > RPC_MAX_PEER_CTX) {
+                shm_error("orpc_addr_join: more than %d contexts", RPC_MAX_PEER_CTX);
+                return ORPC_ERANGE;
+            }
+            rc = put(buf, len, &u, sep, strlen(sep));
+            sep = ",";
+            if (rc == ORPC_OK)
+                rc = put(buf, len, &u, nm, (size_t)nl);
+            if (rc == ORPC_OK && same && qn && ql == 16) {
+                rc = put(buf, len, &u, ".", 1);
+                if (rc == ORPC_OK)
+                    rc = put(buf, len, &u, qn, 16);
+            }
+        }
+    }
+    return rc;
 }

@@ -27,6 +27,8 @@
 /* Service contexts of one server instance (each its own endpoint). Their
  * names travel in the address, which stays below ORPC_ADDR_STRLEN. */
 #define RPC_MAX_CTX 16
+/* Contexts a client takes from one address (joined services: orpc_addr_join). */
+#define RPC_MAX_PEER_CTX 64
 #define RPC_SEND_PATIENCE_NS (5ull * 1000000000ull)
 /* A transfer to a peer that never answers is abandoned this long after its deadline. */
 #define RPC_BULK_GRACE_NS (2ull * 1000000000ull)

@@ -22,7 +22,7 @@
 
 #include "rpc_test.h"
 
-#define C_WHO "ctx.who"     /* args: u64 key, u32 sleep ms; answers u32 ctx, u32 tid, u64 key */
+#define C_WHO "ctx.who" /* args: u64 key, u32 sleep ms; answers u32 ctx, u32 tid, u64 key, u32 pid */
 #define C_HOLD "ctx.hold"   /* kept, never answered (until the server closes) */
 #define C_HELD "ctx.held"   /* answers u32 held calls per context */
 #define C_STATS "ctx.stats" /* answers per context: u64 requests, u64 rejected_auth */
@@ -62,12 +62,13 @@ static void h_who(orpc_call_t *c, const void *in, size_t n, void *arg)
     int ctx = orpc_call_context(c);
     CHECK(ctx >= 0 && ctx < nctx_g, "handler saw context %d of %d", ctx, nctx_g);
     CHECK(orpc_call_rpc(c) == rpc_g, "orpc_call_rpc is not the instance opened");
-    uint8_t out[16];
+    uint8_t out[20];
     orpc_enc_t e;
     orpc_enc_init(&e, out, sizeof(out));
     orpc_enc_u32(&e, (uint32_t)ctx);
     orpc_enc_u32(&e, (uint32_t)syscall(SYS_gettid));
     orpc_enc_u64(&e, key);
+    orpc_enc_u32(&e, (uint32_t)getpid());
     orpc_respond(c, 0, out, e.pos);
 }
 
@@ -139,7 +140,7 @@ static int server(const char *af, const char *kf, const char *prov, int nctx, in
     orpc_opts_init(&o);
     o.listen = 1;
     o.provider = prov;
-    o.auth_key_file = kf;
+    o.auth_key_file = strcmp(kf, "-") ? kf : NULL; /* "-": SHMEM_RPC_AUTH_KEY */
     o.contexts = nctx;
     o.progress_thread = !app;
     CHECK_RC(orpc_open(&o, &rpc_g), ORPC_OK, "orpc_open with contexts");
@@ -200,9 +201,11 @@ static orpc_t *client_open(orpc_peer_t **p, const char *key)
     return r;
 }
 
+static uint32_t who_pid_g;
+
 static int who(orpc_t *r, orpc_peer_t *p, uint64_t key, uint32_t ms, int timeout, int *ctx)
 {
-    uint8_t in[12], out[16];
+    uint8_t in[12], out[20];
     orpc_enc_t e;
     orpc_enc_init(&e, in, sizeof(in));
     orpc_enc_u64(&e, key);
@@ -215,6 +218,7 @@ static int who(orpc_t *r, orpc_peer_t *p, uint64_t key, uint32_t ms, int timeout
         *ctx = (int)orpc_dec_u32(&d);
         (void)orpc_dec_u32(&d);
         CHECK(orpc_dec_u64(&d) == key && !d.err, "wrong answer");
+        who_pid_g = orpc_dec_u32(&d);
     }
     return rc;
 }
@@ -287,7 +291,7 @@ static int c_keyed(void)
             int ctx = -1;
             int rc = i % 2 ? who(r, kp, key, 0, 20000, &ctx) : ORPC_OK;
             if (i % 2 == 0) {
-                uint8_t in[12], out[16];
+                uint8_t in[12], out[20];
                 orpc_enc_t e;
                 orpc_enc_init(&e, in, sizeof(in));
                 orpc_enc_u64(&e, key);
@@ -432,8 +436,65 @@ static int c_hold(int per_ctx)
     return 0;
 }
 
+/* A joined address (orpc_addr_join) of several servers: round robin goes
+ * over every context of every server, each once per turn. */
+static int c_joined(int want)
+{
+    orpc_peer_t *p;
+    orpc_t *r = client_open(&p, NULL);
+    int n = orpc_peer_contexts(p);
+    CHECK(n == want, "joined address names %d contexts, want %d", n, want);
+    uint64_t seen[64];
+    int hits[64] = {0}, nseen = 0;
+    for (int i = 0; i < 4 * n; i++) {
+        int ctx = -1;
+        CHECK_RC(who(r, p, (uint64_t)i, 0, 20000, &ctx), ORPC_OK, "call to a joined service");
+        uint64_t id = (uint64_t)who_pid_g << 8 | (uint64_t)ctx;
+        int k = 0;
+        while (k < nseen && seen[k] != id)
+            k++;
+        if (k == nseen)
+            seen[nseen++] = id;
+        hits[k]++;
+    }
+    CHECK(nseen == n, "%d distinct (server, context) pairs served, want %d", nseen, n);
+    for (int k = 0; k < nseen; k++)
+        CHECK(hits[k] == 4, "pair %d served %d calls of a round robin of 4 turns", k, hits[k]);
+    printf("joined: %d contexts over several servers, each served 4 calls\n", n);
+    orpc_peer_release(p);
+    orpc_close(r);
+    return 0;
+}
+
+/* rpc_ctx join OUT ADDRFILE...: one address of them all. */
+static int join(const char *out, int n, char **files)
+{
+    static char a[8][ORPC_ADDR_STRLEN];
+    const char *ap[8];
+    CHECK(n >= 1 && n <= 8, "1..8 addresses");
+    for (int i = 0; i < n; i++) {
+        FILE *f = fopen(files[i], "r");
+        CHECK(f && fgets(a[i], sizeof(a[i]), f), "cannot read %s", files[i]);
+        fclose(f);
+        ap[i] = a[i];
+    }
+    char j[ORPC_ADDR_STRLEN];
+    CHECK_RC(orpc_addr_join(ap, n, j, sizeof(j)), ORPC_OK, "orpc_addr_join");
+    CHECK_RC(orpc_addr_join(ap, n, j, 40), ORPC_ERANGE, "orpc_addr_join into a short buffer");
+    const char *bad[2] = {ap[0], "orpc://sockets/0200/max_req=4096"};
+    CHECK_RC(orpc_addr_join(bad, 2, j, sizeof(j)), ORPC_EADDR, "join across providers");
+    CHECK_RC(orpc_addr_join(ap, n, j, sizeof(j)), ORPC_OK, "orpc_addr_join");
+    FILE *f = fopen(out, "w");
+    CHECK(f != NULL, "cannot write %s", out);
+    fprintf(f, "%s\n", j);
+    fclose(f);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 4 && strcmp(argv[1], "join") == 0)
+        return join(argv[2], argc - 3, argv + 3);
     if (argc >= 7 && strcmp(argv[1], "server") == 0)
         return server(argv[2], argv[3], argv[4], atoi(argv[5]), strcmp(argv[6], "app") == 0);
     if (argc < 5 || strcmp(argv[1], "client") != 0) {
@@ -460,6 +521,8 @@ int main(int argc, char **argv)
         return c_deadline();
     if (strcmp(t, "auth") == 0)
         return c_auth();
+    if (strcmp(t, "joined") == 0 && argc >= 6)
+        return c_joined(atoi(argv[5]));
     if (strcmp(t, "hold") == 0 && argc >= 6)
         return c_hold(atoi(argv[5]));
     if (strcmp(t, "stop") == 0) {

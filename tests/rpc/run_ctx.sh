@@ -8,6 +8,8 @@
 #  safety:   deadlines and auth enforced on every context.
 #  shutdown: calls held on every context, the server closes under them:
 #            it exits cleanly, each call ends with an error by its deadline.
+#  joined:   two servers' addresses joined into one (a parallel service):
+#            round robin over every context of both.
 # Reaps every process it started (procs.sh).
 set -u
 BIN=$1
@@ -71,6 +73,33 @@ shutdown)
     cat "$W/server.log"
     grep -q 'closed with 12 calls held' "$W/server.log" || fail "server did not hold 12 calls"
   done
+  ;;
+joined)
+  # A parallel service: two server processes (2 and 3 contexts) with one
+  # key, joined into one address (orpc_addr_join) naming all 5 contexts.
+  export SHMEM_RPC_AUTH_KEY=0123456789abcdef0123456789abcdef
+  echo "$SHMEM_RPC_AUTH_KEY" >"$W/srv.key"; chmod 600 "$W/srv.key"
+  spids=()
+  for s in 1 2; do
+    rm -f "$W/s$s.addr"
+    FI_OFI_RXM_USE_SRX=0 "$BIN/rpc_ctx" server "$W/s$s.addr" - "$PROVIDER" $((s + 1)) thread \
+        >"$W/s$s.log" 2>&1 &
+    spids+=($!); PIDS+=($!)
+  done
+  for s in 1 2; do
+    for _ in $(seq 200); do [ -s "$W/s$s.addr" ] && break; sleep 0.05; done
+    [ -s "$W/s$s.addr" ] || fail "server $s wrote no address"
+  done
+  "$BIN/rpc_ctx" join "$W/srv.addr" "$W/s1.addr" "$W/s2.addr" || fail "join"
+  cpids=()
+  for i in 1 2; do client joined 5 >"$W/j$i.log" 2>&1 & cpids+=($!); PIDS+=($!); done
+  for p in "${cpids[@]}"; do wait "$p" || fail "a client of the joined service failed: $(cat "$W"/j*.log | grep FAIL)"; done
+  cat "$W/j1.log"
+  for s in 1 2; do
+    timeout 30 "$BIN/rpc_ctx" client "$W/s$s.addr" "$W/srv.key" stop || fail "stop server $s"
+  done
+  for p in "${spids[@]}"; do wait "$p" || fail "a joined server exited with $?"; done
+  cat "$W"/s1.log "$W"/s2.log
   ;;
 *) echo "unknown scenario $SC"; exit 2 ;;
 esac

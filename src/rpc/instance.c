@@ -351,11 +351,7 @@ void rpc_thread_stop(orpc_t *r)
 
 static int close_one(orpc_t *r)
 {
-    if (r->thr_running) {
-        r->thr_stop = 1;
-        pthread_join(r->thr, NULL);
-        r->thr_running = 0;
-    }
+    rpc_thread_stop(r);
     if (r->ep) {
         /* Say goodbye to the servers we looked up, and let the messages go. */
         for (int i = 0; i < r->npeers; i++) {

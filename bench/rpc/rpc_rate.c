@@ -17,7 +17,8 @@
  * Mercury's hg_rate.
  * --contexts 1,2,4 compares instead servers of 1, 2, 4 service contexts,
  * each context driven by a progress thread of its own (server threads =
- * contexts), receiving into multi-recv buffers; clients spread their calls
+ * contexts), receiving into multi-recv buffers (-m 1b: one buffer per
+ * request); clients spread their calls
  * round robin. The table shows each rate and the median per-round ratio to
  * the first count. -W US gives every call US microseconds of CPU work in
  * the handler (thread CPU time, so preemption does not count), for a
@@ -274,7 +275,7 @@ static double run(const char *prov, int multi, int n, double secs, int window, s
 
 /* --contexts: servers of each context count in turn, every round. */
 static int contexts_table(const char *prov, const int *counts, int nc, char *ctx_list,
-                          double secs, int window, size_t size, int rounds, FILE *cf)
+                          double secs, int window, size_t size, int rounds, int multi, FILE *cf)
 {
     int ctxs[8], nx = 0;
     for (char *t = strtok(ctx_list, ","); t && nx < 8; t = strtok(NULL, ","))
@@ -292,7 +293,7 @@ static int contexts_table(const char *prov, const int *counts, int nc, char *ctx
         for (int k = 0; k < rounds; k++)
             for (int x = 0; x < nx; x++) {
                 nctx_g = ctxs[x];
-                v[x][k] = run(prov, 1, counts[i], secs, window, size, &rr, &u[x][k]);
+                v[x][k] = run(prov, multi, counts[i], secs, window, size, &rr, &u[x][k]);
                 if (v[x][k] <= 0) {
                     fprintf(stderr, "rpc_rate: a run with %d clients, %d contexts failed\n",
                             counts[i], ctxs[x]);
@@ -376,8 +377,8 @@ int main(int argc, char **argv)
            "median of %d alternating rounds%s\n", prov, size, window, secs, rounds,
            busy_g ? ", busy polling" : "");
     if (ctx_list[0]) {
-        printf("# server: 1 context per progress thread, multi-recv; same-host queues %s; "
-               "handler work %.1f us per call\n",
+        printf("# server: 1 context per progress thread, %s; same-host queues %s; "
+               "handler work %.1f us per call\n", modes == 2 ? "one buffer per request" : "multi-recv",
                getenv("SHMEM_RPC_SAME_HOST") && !strcmp(getenv("SHMEM_RPC_SAME_HOST"), "0")
                    ? "off" : "on", work_us_g);
     } else if (transport_g) {
@@ -391,7 +392,8 @@ int main(int argc, char **argv)
     }
     FILE *cf = csv ? fopen(csv, "a") : NULL;
     if (ctx_list[0])
-        return contexts_table(prov, counts, nc, ctx_list, secs, window, size, rounds, cf);
+        return contexts_table(prov, counts, nc, ctx_list, secs, window, size, rounds,
+                              modes != 2, cf);
     for (int i = 0; i < nc; i++) {
         double rm = 0, rc = 0, mv[BENCH_MAX_REPS], cv[BENCH_MAX_REPS], qv[BENCH_MAX_REPS];
         double um[BENCH_MAX_REPS], uc[BENCH_MAX_REPS];

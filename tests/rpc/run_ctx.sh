@@ -64,6 +64,19 @@ safety)
   client deadline || fail "deadline"
   client auth || fail "auth"
   stop_server
+  # The default from the environment, and a bad one refused by name.
+  SHMEM_RPC_CONTEXTS=3 start_server 0 thread
+  [ "$(client count)" = 3 ] || fail "SHMEM_RPC_CONTEXTS=3 gave $(client count) contexts"
+  client spread 1 6 >/dev/null || fail "spread over SHMEM_RPC_CONTEXTS=3"
+  stop_server
+  for bad in 17 -1; do
+    SHMEM_RPC_CONTEXTS=$bad timeout 20 "$BIN/rpc_ctx" server "$W/bad.addr" "$W/bad.key" \
+        "$PROVIDER" 0 thread >"$W/bad.log" 2>&1
+    rc=$?
+    [ $rc = 3 ] || fail "SHMEM_RPC_CONTEXTS=$bad: server exit $rc, want 3 (refused)"
+    grep -q 'SHMEM_RPC_CONTEXTS.*want 1\.\.16' "$W/bad.log" ||
+      fail "SHMEM_RPC_CONTEXTS=$bad refused without naming it: $(cat "$W/bad.log")"
+  done
   ;;
 shutdown)
   for mode in thread app; do

@@ -256,8 +256,8 @@ ORPC_API int orpc_peer_contexts(orpc_peer_t *peer);
  * The peer handle of the context that calls with this key go to: the same
  * key always names the same context (a hash of the key modulo their number),
  * so calls made through it keep their order per key. Usable with every call
- * and bulk function; valid as long as `peer` is. Calls through `peer` itself
- * go round robin.
+ * and bulk function; valid as long as `peer` is (never released itself).
+ * Calls through `peer` itself go round robin.
  */
 ORPC_API orpc_peer_t *orpc_peer_key(orpc_peer_t *peer, uint64_t key);
 /**

@@ -119,6 +119,7 @@ typedef struct {
     int progress_thread;       /**< -1: SHMEM_RPC_PROGRESS_THREAD */
     int multi_recv;            /**< -1: SHMEM_RPC_MULTI_RECV (0: one buffer per request) */
     int mr_cache;              /**< -1: SHMEM_RPC_MR_CACHE */
+    int contexts;              /**< listen: service contexts, 1..16 (0: SHMEM_RPC_CONTEXTS) */
 } orpc_opts_t;
 
 /** Sets every option to "from the environment". */
@@ -137,10 +138,12 @@ ORPC_API int orpc_close(orpc_t *rpc);
  * The instance's address, e.g. "orpc://shm/66695f..." or
  * "orpc://tcp,ofi_rxm/0200.../max_req=65536": printable, no shell quoting
  * needed. A server's address ends with its request limit.
+ * A server with several contexts appends "/ctx=NAME1[.Q1],NAME2[.Q2],..."
+ * (the other contexts' endpoint names and same-host queue sets).
  * @param len at least ORPC_ADDR_STRLEN.
  */
 ORPC_API int orpc_addr(orpc_t *rpc, char *buf, size_t len);
-#define ORPC_ADDR_STRLEN 256
+#define ORPC_ADDR_STRLEN 4096
 
 /** Path of the auth key file this server wrote ("" when the key came from the env). */
 ORPC_API const char *orpc_auth_file(orpc_t *rpc);
@@ -227,6 +230,50 @@ ORPC_API int orpc_call(orpc_t *rpc, orpc_peer_t *peer, uint64_t id, const void *
 ORPC_API int orpc_progress(orpc_t *rpc, int timeout_ms);
 /** Runs up to max queued handlers (ORPC_HANDLER_QUEUED), waiting up to timeout_ms. */
 ORPC_API int orpc_run_queued(orpc_t *rpc, int max, int timeout_ms);
+
+/* ------------------------------------------------------ service contexts */
+
+/**
+ * A server opened with opts.contexts = N > 1 (or SHMEM_RPC_CONTEXTS=N) has N
+ * service contexts behind its one address: each its own endpoint and
+ * completion queue, its own receive buffers, its own same-host queue set,
+ * lock and (option progress_thread) progress thread, so N threads serve at
+ * once. Handlers registered on the instance serve every context; a handler
+ * runs on the thread that drives its context. orpc_progress and
+ * orpc_run_queued on the instance drive every context in turn;
+ * orpc_progress_context drives one (one application thread per context).
+ * orpc_stats sums the contexts. A client spreads its calls over a server's
+ * contexts round robin, or by key (orpc_peer_key).
+ */
+/** Number of service contexts of an instance (1 for a client). */
+ORPC_API int orpc_contexts(orpc_t *rpc);
+/** orpc_progress for context ctx (0..orpc_contexts-1) only. */
+ORPC_API int orpc_progress_context(orpc_t *rpc, int ctx, int timeout_ms);
+/** The context (0..N-1) a call arrived on, for its handler. */
+ORPC_API int orpc_call_context(orpc_call_t *call);
+/** Number of contexts of a server looked up (1 for a one-context server). */
+ORPC_API int orpc_peer_contexts(orpc_peer_t *peer);
+/**
+ * The peer handle of the context that calls with this key go to: the same
+ * key always names the same context (a hash of the key modulo their number),
+ * so calls made through it keep their order per key. Usable with every call
+ * and bulk function; valid as long as `peer` is (never released itself).
+ * Calls through `peer` itself go round robin.
+ */
+ORPC_API orpc_peer_t *orpc_peer_key(orpc_peer_t *peer, uint64_t key);
+/**
+ * Joins the addresses of n servers that share one auth key (e.g. every PE
+ * of a SHMEM job, each a server with its contexts) into one address naming
+ * all their contexts (at most 64): a client that looks it up spreads its
+ * calls over every context of every server as over one server's. The
+ * request limit is the smallest of theirs. All on one provider, else
+ * ORPC_EADDR; ORPC_ERANGE when buf (ORPC_ADDR_STRLEN is enough) is short.
+ */
+ORPC_API int orpc_addr_join(const char *const *addrs, int n, char *buf, size_t len);
+/** orpc_call through orpc_peer_key(peer, key). */
+ORPC_API int orpc_call_key(orpc_t *rpc, orpc_peer_t *peer, uint64_t key, uint64_t id,
+                           const void *in, size_t in_len, void *out, size_t out_cap,
+                           size_t *out_len_p, int timeout_ms);
 
 /* ------------------------------------------------------------------ bulk */
 
@@ -410,7 +457,10 @@ typedef struct {
     uint64_t samehost_live;  /**< same-host connections now (shared-memory queues) */
 } orpc_stats_t;
 
+/** Counters of an instance (with service contexts: their sums). */
 ORPC_API int orpc_stats(orpc_t *rpc, orpc_stats_t *stats);
+/** orpc_stats of service context ctx only. */
+ORPC_API int orpc_context_stats(orpc_t *rpc, int ctx, orpc_stats_t *stats);
 
 /* ------------------------------------------------ argument encode/decode */
 

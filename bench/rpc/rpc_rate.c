@@ -15,6 +15,15 @@
  * with the provider (SHMEM_RPC_SAME_HOST=0), both receiving into multi-recv
  * buffers: with -c 1 and -w 1 / -w 16, the "1 / 16 in flight" rows of
  * Mercury's hg_rate.
+ * --contexts 1,2,4 compares instead servers of 1, 2, 4 service contexts,
+ * each context driven by a progress thread of its own (server threads =
+ * contexts), receiving into multi-recv buffers (-m 1b: one buffer per
+ * request); clients spread their calls
+ * round robin. The table shows each rate and the median per-round ratio to
+ * the first count. -W US gives every call US microseconds of CPU work in
+ * the handler (thread CPU time, so preemption does not count), for a
+ * service whose handlers compute: where a server thread, not the clients,
+ * is what limits the rate.
  * Every process is forked from this one before it touches libfabric. The
  * two modes alternate, ROUNDS times per client count; the table shows the
  * medians and the median of the per-round ratios (this machine is noisy).
@@ -50,9 +59,19 @@ static void on_term(int s)
     stop_g = 1;
 }
 
+/* -W: CPU work of each call in the handler, in us (a service that computes). */
+static double work_us_g;
+
 static void h_echo(orpc_call_t *c, const void *in, size_t n, void *arg)
 {
     (void)arg;
+    if (work_us_g > 0) {
+        struct timespec t0, t;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+        do
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        while ((t.tv_sec - t0.tv_sec) * 1e6 + (t.tv_nsec - t0.tv_nsec) / 1e3 < work_us_g);
+    }
     orpc_respond(c, 0, in, n);
 }
 
@@ -84,6 +103,9 @@ static void pin_to(int cpu)
         perror("rpc_rate: sched_setaffinity");
 }
 
+/* --contexts: the server's service contexts (0: one, driven by this thread). */
+static int nctx_g;
+
 static int server_main(const char *prov, int multi, const char *addr_file, const char *key_file)
 {
     signal(SIGTERM, on_term);
@@ -93,14 +115,22 @@ static int server_main(const char *prov, int multi, const char *addr_file, const
     o.provider = prov;
     o.multi_recv = multi;
     o.auth_key_file = key_file;
+    if (nctx_g > 0) { /* a progress thread per context */
+        o.contexts = nctx_g;
+        o.progress_thread = 1;
+    }
     orpc_t *rpc;
     if (orpc_open(&o, &rpc) != ORPC_OK)
         return 1;
     orpc_register(rpc, "bench.echo", h_echo, NULL, 0, NULL);
     if (rpcb_publish_addr(rpc, addr_file) != 0)
         return 1;
-    while (!stop_g)
-        orpc_progress(rpc, busy_g ? 0 : 1);
+    while (!stop_g) {
+        if (nctx_g > 0)
+            usleep(10000);
+        else
+            orpc_progress(rpc, busy_g ? 0 : 1);
+    }
     /* Receive buffers posted again per request (what multi-recv saves), and
      * the server's CPU time: a cost per call that, unlike the rate, does not
      * depend on how the scheduler shares the cores among the processes. */
@@ -243,6 +273,55 @@ static double run(const char *prov, int multi, int n, double secs, int window, s
     return got == n ? total : -1;
 }
 
+/* --contexts: servers of each context count in turn, every round. */
+static int contexts_table(const char *prov, const int *counts, int nc, char *ctx_list,
+                          double secs, int window, size_t size, int rounds, int multi, FILE *cf)
+{
+    int ctxs[8], nx = 0;
+    for (char *t = strtok(ctx_list, ","); t && nx < 8; t = strtok(NULL, ","))
+        ctxs[nx++] = atoi(t);
+    printf("%-8s", "clients");
+    for (int x = 0; x < nx; x++)
+        printf(" %11d ctx", ctxs[x]);
+    for (int x = 1; x < nx; x++)
+        printf(" %6d/%d", ctxs[x], ctxs[0]);
+    for (int x = 0; x < nx; x++)
+        printf(" %9s%d", "us/req ", ctxs[x]);
+    printf("\n# (calls/s; ratios: median of per-round ratios; us/req: server CPU per request)\n");
+    for (int i = 0; i < nc; i++) {
+        double v[8][BENCH_MAX_REPS], q[8][BENCH_MAX_REPS], u[8][BENCH_MAX_REPS], rr;
+        for (int k = 0; k < rounds; k++)
+            for (int x = 0; x < nx; x++) {
+                nctx_g = ctxs[x];
+                v[x][k] = run(prov, multi, counts[i], secs, window, size, &rr, &u[x][k]);
+                if (v[x][k] <= 0) {
+                    fprintf(stderr, "rpc_rate: a run with %d clients, %d contexts failed\n",
+                            counts[i], ctxs[x]);
+                    return 1;
+                }
+                q[x][k] = v[x][k] / v[0][k];
+            }
+        printf("%-8d", counts[i]);
+        for (int x = 0; x < nx; x++)
+            printf(" %15.0f", bench_median(v[x], rounds));
+        for (int x = 1; x < nx; x++)
+            printf(" %8.2f", bench_median(q[x], rounds));
+        for (int x = 0; x < nx; x++)
+            printf(" %10.2f", bench_median(u[x], rounds));
+        printf("\n");
+        fflush(stdout);
+        if (cf) {
+            fprintf(cf, "rpc_rate_contexts,%s,%d", prov, counts[i]);
+            for (int x = 0; x < nx; x++)
+                fprintf(cf, ",%.0f", bench_median(v[x], rounds));
+            fprintf(cf, "\n");
+        }
+    }
+    if (cf)
+        fclose(cf);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *prov = "shm", *csv = NULL;
@@ -250,7 +329,7 @@ int main(int argc, char **argv)
     int window = 16;
     size_t size = 8;
     int counts[16], nc = 0, rounds = 3;
-    char list[64] = "1,2,4,8,16";
+    char list[64] = "1,2,4,8,16", ctx_list[64] = "";
     int modes = 3; /* bit 0: multi-recv, bit 1: one buffer per request */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-p") && i + 1 < argc)
@@ -269,6 +348,10 @@ int main(int argc, char **argv)
             pin_g = 1;
         else if (!strcmp(argv[i], "--transport"))
             transport_g = 1;
+        else if (!strcmp(argv[i], "-W") && i + 1 < argc)
+            work_us_g = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--contexts") && i + 1 < argc)
+            snprintf(ctx_list, sizeof(ctx_list), "%s", argv[++i]);
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
             csv = argv[++i];
         else if (!strcmp(argv[i], "-b"))
@@ -279,7 +362,7 @@ int main(int argc, char **argv)
             modes = 2, i++;
         else {
             fprintf(stderr, "usage: %s [-p PROV] [-t SECONDS] [-w WINDOW] [-s BYTES] "
-                            "[-c 1,2,4,8,16] [-r ROUNDS] [--pin] [--transport] [--csv FILE] [-b] [-m mr|1b]\n", argv[0]);
+                            "[-c 1,2,4,8,16] [-r ROUNDS] [--pin] [--transport] [--contexts 1,2,4] [-W US] [--csv FILE] [-b] [-m mr|1b]\n", argv[0]);
             return 2;
         }
     }
@@ -293,7 +376,12 @@ int main(int argc, char **argv)
     printf("# rpc_rate: provider %s, %zu-byte echo, window %d per client, %.1f s per point, "
            "median of %d alternating rounds%s\n", prov, size, window, secs, rounds,
            busy_g ? ", busy polling" : "");
-    if (transport_g) {
+    if (ctx_list[0]) {
+        printf("# server: 1 context per progress thread, %s; same-host queues %s; "
+               "handler work %.1f us per call\n", modes == 2 ? "one buffer per request" : "multi-recv",
+               getenv("SHMEM_RPC_SAME_HOST") && !strcmp(getenv("SHMEM_RPC_SAME_HOST"), "0")
+                   ? "off" : "on", work_us_g);
+    } else if (transport_g) {
         printf("%-8s %16s %16s %7s %15s %15s %15s\n", "clients", "same-host (/s)",
                "provider (/s)", "ratio", "srv CPU us/req", "reposts/req sq", "reposts/req pv");
         printf("%-8s %16s %16s %7s %15s\n", "", "", "", "", "(sq / pv)");
@@ -303,6 +391,9 @@ int main(int argc, char **argv)
         printf("%-8s %16s %16s %7s %15s\n", "", "", "", "", "(mr / 1b)");
     }
     FILE *cf = csv ? fopen(csv, "a") : NULL;
+    if (ctx_list[0])
+        return contexts_table(prov, counts, nc, ctx_list, secs, window, size, rounds,
+                              modes != 2, cf);
     for (int i = 0; i < nc; i++) {
         double rm = 0, rc = 0, mv[BENCH_MAX_REPS], cv[BENCH_MAX_REPS], qv[BENCH_MAX_REPS];
         double um[BENCH_MAX_REPS], uc[BENCH_MAX_REPS];

@@ -83,10 +83,10 @@ void rpc_client_on_resp(orpc_t *r, const rpc_hdr_t *h)
 /* ---------------------------------------------------------------- events */
 /* --------------------------------------------------------------- client */
 
-RPC_EXPORT int orpc_lookup(orpc_t *r, const char *addr, const char *auth, orpc_peer_t **peer_p)
+/* A peer for a server address, one more reference (lock held, endpoint open). */
+int rpc_peer_lookup(orpc_t *r, const char *addr, const uint8_t key[RPC_AUTH_LEN],
+                    orpc_peer_t **peer_p)
 {
-    if (r == NULL || addr == NULL || peer_p == NULL)
-        return ORPC_EINVAL;
     char prov[64];
     uint8_t name[RPC_ADDR_MAX];
     size_t nlen = sizeof(name);
@@ -98,27 +98,15 @@ RPC_EXPORT int orpc_lookup(orpc_t *r, const char *addr, const char *auth, orpc_p
                   addr);
         return ORPC_EADDR;
     }
-    uint8_t key[RPC_AUTH_LEN];
-    int rc = rpc_auth_resolve(auth, key);
-    if (rc != ORPC_OK)
-        return rc;
-    rpc_lock(r);
-    if (r->ep == NULL && (rc = rpc_open_endpoint(r, prov)) != ORPC_OK) {
-        rpc_unlock(r);
-        return rc;
-    }
     if (strcmp(prov, r->prov) != 0) {
         shm_error("server %s is on provider %s, this instance on %s", addr, prov, r->prov);
-        rpc_unlock(r);
         return ORPC_EADDR;
     }
     orpc_peer_t *p = rpc_peer_find(r, name, nlen);
     if (p == NULL)
         p = rpc_peer_new(r, name, nlen);
-    if (p == NULL) {
-        rpc_unlock(r);
+    if (p == NULL)
         return ORPC_EADDR;
-    }
     memcpy(p->auth, key, RPC_AUTH_LEN);
     p->max_req = (size_t)srv_max_req;
     p->refs++;
@@ -128,17 +116,42 @@ RPC_EXPORT int orpc_lookup(orpc_t *r, const char *addr, const char *auth, orpc_p
     /* Same host: the server's queues, when its address offers them. */
     if (r->sq && p->sq == NULL && (p->sq = rpc_sq_connect(r, addr, p->max_req)) != NULL)
         p->sq->peer = p;
-    rpc_unlock(r);
     *peer_p = p;
     return ORPC_OK;
 }
 
-RPC_EXPORT int orpc_peer_release(orpc_peer_t *p)
+RPC_EXPORT int orpc_lookup(orpc_t *r, const char *addr, const char *auth, orpc_peer_t **peer_p)
 {
-    if (p == NULL || !p->used || p->refs <= 0)
+    if (r == NULL || addr == NULL || peer_p == NULL)
         return ORPC_EINVAL;
-    orpc_t *r = p->rpc;
+    char prov[64];
+    uint8_t name[RPC_ADDR_MAX];
+    size_t nlen = sizeof(name);
+    if (cdt_msg_addr_from_str(addr, prov, sizeof(prov), name, &nlen) != SHM_OK)
+        return ORPC_EADDR;
+    uint8_t key[RPC_AUTH_LEN];
+    int rc = rpc_auth_resolve(auth, key);
+    if (rc != ORPC_OK)
+        return rc;
     rpc_lock(r);
+    if (r->ep == NULL && (rc = rpc_open_endpoint(r, prov)) != ORPC_OK) {
+        rpc_unlock(r);
+        return rc;
+    }
+    orpc_peer_t *p = NULL, *svc = NULL;
+    rc = rpc_peer_lookup(r, addr, key, &p);
+    /* A server with several contexts: one peer for each, behind one handle. */
+    if (rc == ORPC_OK && (rc = rpc_ctx_lookup(r, p, addr, &svc)) != ORPC_OK)
+        rpc_peer_unref(r, p);
+    rpc_unlock(r);
+    if (rc == ORPC_OK)
+        *peer_p = svc;
+    return rc;
+}
+
+/* One reference less: at none, a goodbye and the peer is forgotten (lock held). */
+void rpc_peer_unref(orpc_t *r, orpc_peer_t *p)
+{
     if (--p->refs == 0) {
         /* A server we never called does not know us: no goodbye (on shm a
          * first message from a process that is gone crashed the server). */
@@ -147,6 +160,18 @@ RPC_EXPORT int orpc_peer_release(orpc_peer_t *p)
         p->bye = 1;
         rpc_peer_maybe_reclaim(r, p);
     }
+}
+
+RPC_EXPORT int orpc_peer_release(orpc_peer_t *p)
+{
+    if (p == NULL || !p->used || p->refs <= 0)
+        return ORPC_EINVAL;
+    orpc_t *r = p->rpc;
+    rpc_lock(r);
+    if (p->nctx > 1)
+        rpc_ctx_unref(r, p);
+    else
+        rpc_peer_unref(r, p);
     rpc_unlock(r);
     return ORPC_OK;
 }
@@ -158,6 +183,8 @@ static int req_start(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, siz
     if (r == NULL || p == NULL || !p->used || req_p == NULL || (in_len && in == NULL) ||
         (out_cap && out == NULL) || p->rpc != r)
         return ORPC_EINVAL;
+    if (p->nctx > 1) /* a server with several contexts: the next one */
+        p = p->ctxp[__atomic_fetch_add(&p->rr, 1, __ATOMIC_RELAXED) % (unsigned)p->nctx];
     if (in_len > r->max_arg) {
         shm_error("orpc_icall: argument of %zu bytes exceeds SHMEM_RPC_MAX_ARG (%zu bytes)",
                   in_len, r->max_arg);

@@ -119,6 +119,8 @@ static void env_load_once(void)
 
 /* ------------------------------------------------------------ instances */
 
+static int close_one(orpc_t *r);
+
 RPC_EXPORT void orpc_opts_init(orpc_opts_t *o)
 {
     memset(o, 0, sizeof(*o));
@@ -184,21 +186,14 @@ static int setup_auth(orpc_t *r, const orpc_opts_t *o)
     return ORPC_OK;
 }
 
-RPC_EXPORT int orpc_open(const orpc_opts_t *opts, orpc_t **rpc_p)
+/* One instance; a service context (parent set) shares its owner's key. */
+static int open_one(const orpc_opts_t *opts, orpc_t *parent, int idx, orpc_t **rpc_p)
 {
-    orpc_opts_t dflt;
-    if (opts == NULL) {
-        orpc_opts_init(&dflt);
-        opts = &dflt;
-    }
-    if (rpc_p == NULL)
-        return ORPC_EINVAL;
-    pthread_once(&env_once_g, env_load_once);
-    if (!env_ok_g)
-        return ORPC_EINVAL;
     orpc_t *r = calloc(1, sizeof(*r));
     if (r == NULL)
         return ORPC_ENOMEM;
+    r->parent = parent;
+    r->ctx_idx = idx;
     r->listen = opts->listen;
     r->multi_recv = opts->multi_recv >= 0 ? opts->multi_recv : shm_env_g.RPC_MULTI_RECV;
     r->mr_cache_on = opts->mr_cache >= 0 ? opts->mr_cache : shm_env_g.RPC_MR_CACHE;
@@ -263,7 +258,9 @@ RPC_EXPORT int orpc_open(const orpc_opts_t *opts, orpc_t **rpc_p)
         r->peer_free = i;
     }
     if (r->listen) {
-        if ((rc = setup_auth(r, opts)) != ORPC_OK)
+        if (parent)
+            memcpy(r->auth, parent->auth, RPC_AUTH_LEN);
+        else if ((rc = setup_auth(r, opts)) != ORPC_OK)
             goto fail;
         const char *prov = opts->provider && *opts->provider ? opts->provider
                                                              : shm_env_g.RPC_PROVIDER;
@@ -276,19 +273,85 @@ RPC_EXPORT int orpc_open(const orpc_opts_t *opts, orpc_t **rpc_p)
     *rpc_p = r;
     return ORPC_OK;
 fail:
-    orpc_close(r);
+    close_one(r);
     return rc;
+}
+
+RPC_EXPORT int orpc_open(const orpc_opts_t *opts, orpc_t **rpc_p)
+{
+    orpc_opts_t dflt;
+    if (opts == NULL) {
+        orpc_opts_init(&dflt);
+        opts = &dflt;
+    }
+    if (rpc_p == NULL)
+        return ORPC_EINVAL;
+    pthread_once(&env_once_g, env_load_once);
+    if (!env_ok_g)
+        return ORPC_EINVAL;
+    long nctx = opts->contexts > 0 ? opts->contexts : shm_env_g.RPC_CONTEXTS;
+    if (!opts->listen)
+        nctx = 1; /* a client's calls go out of one endpoint */
+    if (nctx < 1 || nctx > RPC_MAX_CTX) {
+        shm_error("orpc_open: %ld service contexts (%s); want 1..%d", nctx,
+                  opts->contexts > 0 ? "opts.contexts" : "SHMEM_RPC_CONTEXTS", RPC_MAX_CTX);
+        return ORPC_EINVAL;
+    }
+    orpc_t *r;
+    int rc = open_one(opts, NULL, 0, &r);
+    if (rc != ORPC_OK || nctx == 1) {
+        if (rc == ORPC_OK)
+            *rpc_p = r;
+        return rc;
+    }
+    if ((r->ctxs = calloc((size_t)nctx, sizeof(*r->ctxs))) == NULL) {
+        orpc_close(r);
+        return ORPC_ENOMEM;
+    }
+    r->ctxs[0] = r;
+    r->nctx = 1;
+    /* The other contexts on the provider context 0 got. */
+    orpc_opts_t o = *opts;
+    o.provider = r->prov;
+    for (int i = 1; i < nctx; i++) {
+        if ((rc = open_one(&o, r, i, &r->ctxs[i])) != ORPC_OK) {
+            orpc_close(r);
+            return rc;
+        }
+        r->nctx++;
+    }
+    *rpc_p = r;
+    return ORPC_OK;
 }
 
 RPC_EXPORT int orpc_close(orpc_t *r)
 {
-    if (r == NULL)
-        return ORPC_EINVAL;
+    if (r == NULL || r->parent)
+        return ORPC_EINVAL; /* a context closes with its instance */
+    if (r->ctxs) {
+        /* Every context's thread stops first, so none serves while the others close. */
+        for (int i = 0; i < r->nctx; i++)
+            rpc_thread_stop(r->ctxs[i]);
+        for (int i = 1; i < r->nctx; i++)
+            close_one(r->ctxs[i]);
+        free(r->ctxs);
+        r->ctxs = NULL;
+    }
+    return close_one(r);
+}
+
+void rpc_thread_stop(orpc_t *r)
+{
     if (r->thr_running) {
         r->thr_stop = 1;
         pthread_join(r->thr, NULL);
         r->thr_running = 0;
     }
+}
+
+static int close_one(orpc_t *r)
+{
+    rpc_thread_stop(r);
     if (r->ep) {
         /* Say goodbye to the servers we looked up, and let the messages go. */
         for (int i = 0; i < r->npeers; i++) {
@@ -326,6 +389,11 @@ RPC_EXPORT int orpc_close(orpc_t *r)
         unlink(r->auth_path);
     free(r->calls);
     free(r->reqs);
+    for (int i = 0; r->peers && i < r->npeers; i++) /* service handles */
+        if (r->peers[i].used && r->peers[i].svc) {
+            free(r->peers[i].svc->ctxp);
+            free(r->peers[i].svc);
+        }
     free(r->peers);
     free(r->by_fa);
     rpc_pool_fini(r);
@@ -355,7 +423,10 @@ RPC_EXPORT int orpc_addr(orpc_t *r, char *buf, size_t len)
         return ORPC_ERANGE;
     }
     /* Same-host clients find the server's queues from "/sq=HOST.NAME". */
-    return rpc_sq_addr_opt(r, buf, len);
+    if ((rc = rpc_sq_addr_opt(r, buf, len)) != ORPC_OK || r->ctxs == NULL)
+        return rc;
+    /* The other service contexts: "/ctx=NAME1[.Q1],...". */
+    return rpc_ctx_addr_opt(r, buf, len);
 }
 
 /* Options after the name: "/max_req=N". 0 when absent; -1 when malformed. */
@@ -379,11 +450,27 @@ RPC_EXPORT const char *orpc_auth_file(orpc_t *r)
     return r->auth_written ? r->auth_path : "";
 }
 
+static int register_one(orpc_t *r, const char *name, orpc_handler_t fn, void *arg,
+                        unsigned flags, uint64_t *id_p);
+
 RPC_EXPORT int orpc_register(orpc_t *r, const char *name, orpc_handler_t fn, void *arg,
                              unsigned flags, uint64_t *id_p)
 {
     if (r == NULL || name == NULL || fn == NULL)
         return ORPC_EINVAL;
+    /* A handler of the instance serves on every context. */
+    int n = r->ctxs ? r->nctx : 1;
+    for (int i = 0; i < n; i++) {
+        int rc = register_one(r->ctxs ? r->ctxs[i] : r, name, fn, arg, flags, id_p);
+        if (rc != ORPC_OK)
+            return rc;
+    }
+    return ORPC_OK;
+}
+
+static int register_one(orpc_t *r, const char *name, orpc_handler_t fn, void *arg,
+                        unsigned flags, uint64_t *id_p)
+{
     uint64_t id = rpc_fnv1a(name);
     rpc_lock(r);
     int rc = ORPC_ENOMEM;
@@ -405,13 +492,30 @@ RPC_EXPORT int orpc_register(orpc_t *r, const char *name, orpc_handler_t fn, voi
     return rc;
 }
 
-RPC_EXPORT int orpc_stats(orpc_t *r, orpc_stats_t *s)
+int rpc_stats_one(orpc_t *r, orpc_stats_t *s)
 {
-    if (r == NULL || s == NULL)
-        return ORPC_EINVAL;
     rpc_lock(r);
     *s = r->st;
     s->samehost_live = (uint64_t)rpc_sq_nconns(r);
     rpc_unlock(r);
+    return ORPC_OK;
+}
+
+RPC_EXPORT int orpc_stats(orpc_t *r, orpc_stats_t *s)
+{
+    if (r == NULL || s == NULL)
+        return ORPC_EINVAL;
+    if (r->ctxs == NULL)
+        return rpc_stats_one(r, s);
+    /* Service contexts: every counter is the sum of theirs. */
+    memset(s, 0, sizeof(*s));
+    for (int i = 0; i < r->nctx; i++) {
+        orpc_stats_t one;
+        rpc_stats_one(r->ctxs[i], &one);
+        uint64_t *d = (uint64_t *)s;
+        const uint64_t *o = (const uint64_t *)&one;
+        for (size_t k = 0; k < sizeof(*s) / sizeof(uint64_t); k++)
+            d[k] += o[k];
+    }
     return ORPC_OK;
 }

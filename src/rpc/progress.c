@@ -296,6 +296,23 @@ RPC_EXPORT int orpc_progress(orpc_t *r, int timeout_ms)
 {
     if (r == NULL)
         return ORPC_EINVAL;
+    if (r->ctxs == NULL)
+        return rpc_progress_one(r, timeout_ms);
+    /* Service contexts: each polled in turn, until one had something. */
+    uint64_t until = timeout_ms > 0 ? rpc_now_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
+    rpc_idle_t idle = RPC_IDLE_INIT;
+    for (;;) {
+        int n = 0;
+        for (int i = 0; i < r->nctx; i++)
+            n += rpc_progress_one(r->ctxs[i], 0);
+        if (n > 0 || timeout_ms <= 0 || rpc_now_ns() >= until)
+            return n;
+        rpc_idle(&idle);
+    }
+}
+
+int rpc_progress_one(orpc_t *r, int timeout_ms)
+{
     /* No clock read for a single poll (timeout 0): it costs as much as the poll. */
     uint64_t until = timeout_ms > 0 ? rpc_now_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
     rpc_idle_t idle = RPC_IDLE_INIT;

@@ -24,6 +24,11 @@
 #define RPC_NCTL 32       /* control messages in flight (goodbyes, refusals) */
 #define RPC_PEER_HASH 1024
 #define RPC_MAX_PEERS 1024 /* then the least recently heard idle peer is forgotten */
+/* Service contexts of one server instance (each its own endpoint). Their
+ * names travel in the address, which stays below ORPC_ADDR_STRLEN. */
+#define RPC_MAX_CTX 16
+/* Contexts a client takes from one address (joined services: orpc_addr_join). */
+#define RPC_MAX_PEER_CTX 64
 #define RPC_SEND_PATIENCE_NS (5ull * 1000000000ull)
 /* A transfer to a peer that never answers is abandoned this long after its deadline. */
 #define RPC_BULK_GRACE_NS (2ull * 1000000000ull)
@@ -65,6 +70,14 @@ struct orpc_peer {
     size_t max_req;       /* client side: the server's request limit (0: not advertised) */
     int refs;             /* lookups the application holds */
     int inflight;         /* calls served for it + requests and control messages to it */
+    /* Client side, a server with several contexts: the handle orpc_lookup
+     * returns is a service handle (allocated apart, in no table, nctx > 1)
+     * holding one reference to the peer of each context; calls through it
+     * go round robin. A context-0 peer points back to its handle (svc). */
+    orpc_peer_t **ctxp;
+    int nctx;
+    unsigned rr;
+    orpc_peer_t *svc;
     int next;             /* hash chain / free list (index, -1 ends) */
     uint64_t last_ns;
 };
@@ -170,6 +183,12 @@ struct orpc_bulk {
 
 struct orpc {
     cdt_msg_ep_t *ep;
+    /* Service contexts: the instance the application opened holds them all
+     * (ctxs[0] is itself); each is a whole instance with its own endpoint,
+     * receive buffers, same-host queue set, lock and progress thread. */
+    struct orpc *parent;  /* context > 0: the instance that owns it */
+    struct orpc **ctxs;   /* NULL: one context */
+    int nctx, ctx_idx;
     rpc_sq_t *sq;         /* same-host transport (NULL: off) */
     rpc_sq_conn_t *sq_from; /* the connection the message being handled came through */
     void **sq_sent;       /* sends the rings took, their completions not yet handled */
@@ -250,6 +269,12 @@ static inline void rpc_unlock(orpc_t *r)
         pthread_mutex_unlock(&r->lock);
 }
 
+/* The instance the application opened (a context's owner, else itself). */
+static inline orpc_t *rpc_top(orpc_t *r)
+{
+    return r->parent ? r->parent : r;
+}
+
 /* Status translation: the one place shm_status_t becomes ORPC_E*. */
 int rpc_rc(shm_status_t st);
 
@@ -307,6 +332,10 @@ static inline shm_status_t rpc_msg_send(orpc_t *r, orpc_peer_t *p, const void *h
 
 /* Instances (instance.c). */
 int rpc_open_endpoint(orpc_t *r, const char *prov);
+/* Stops an instance's progress thread, if it has one. */
+void rpc_thread_stop(orpc_t *r);
+/* orpc_stats of one context. */
+int rpc_stats_one(orpc_t *r, orpc_stats_t *s);
 /* Options after the name: "/max_req=N". 0 when absent; -1 when malformed. */
 long long rpc_addr_max_req(const char *addr);
 
@@ -336,10 +365,26 @@ void rpc_resend(orpc_t *r);
 
 /* Client (client.c). */
 void rpc_req_free(orpc_t *r, struct orpc_req *q);
+/* A peer for a server address, one more reference (lock held). */
+int rpc_peer_lookup(orpc_t *r, const char *addr, const uint8_t key[RPC_AUTH_LEN],
+                    orpc_peer_t **peer_p);
+/* One reference less: at none, a goodbye and the peer is forgotten. */
+void rpc_peer_unref(orpc_t *r, orpc_peer_t *p);
+
+/* Service contexts (ctx.c). */
+/* Appends "/ctx=..." naming contexts 1..N-1 to context 0's address. */
+int rpc_ctx_addr_opt(orpc_t *r, char *buf, size_t len);
+/* The handle for the server at addr whose context 0 is p (lock held): p
+ * itself, or a service handle over every context (p's reference moves to it). */
+int rpc_ctx_lookup(orpc_t *r, orpc_peer_t *p, const char *addr, orpc_peer_t **svc_p);
+/* One reference less to a service handle: at none, its contexts go too. */
+void rpc_ctx_unref(orpc_t *r, orpc_peer_t *svc);
 void rpc_client_on_resp(orpc_t *r, const rpc_hdr_t *h);
 
 /* Progress (progress.c). */
 int rpc_progress_once(orpc_t *r);
+/* orpc_progress of one context. */
+int rpc_progress_one(orpc_t *r, int timeout_ms);
 void *rpc_progress_main(void *arg);
 
 /* Receive pool (pool.c). */

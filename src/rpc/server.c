@@ -312,7 +312,7 @@ int rpc_dispatch(orpc_t *r)
 
 RPC_EXPORT orpc_t *orpc_call_rpc(orpc_call_t *c)
 {
-    return c->rpc;
+    return rpc_top(c->rpc); /* the instance the application opened, not its context */
 }
 
 RPC_EXPORT int orpc_respond(orpc_call_t *c, int status, const void *out, size_t out_len)
@@ -438,14 +438,21 @@ RPC_EXPORT int orpc_run_queued(orpc_t *r, int max, int timeout_ms)
     uint64_t until = rpc_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
     rpc_idle_t idle = RPC_IDLE_INIT;
     int n = 0;
+    int nctx = r->ctxs ? r->nctx : 1;
+    unsigned turn = 0;
     while (n < max) {
-        rpc_lock(r);
-        if (!r->thr_running && r->ep)
-            rpc_progress_once(r);
-        struct orpc_call *c = fifo_pop(&r->queued_head, &r->queued_tail);
-        if (c)
-            c->state = RPC_CALL_RUNNING;
-        rpc_unlock(r);
+        /* Service contexts: each in turn, so none starves. */
+        struct orpc_call *c = NULL;
+        for (int k = 0; k < nctx && c == NULL; k++) {
+            orpc_t *x = r->ctxs ? r->ctxs[turn++ % (unsigned)nctx] : r;
+            rpc_lock(x);
+            if (!x->thr_running && x->ep)
+                rpc_progress_once(x);
+            c = fifo_pop(&x->queued_head, &x->queued_tail);
+            if (c)
+                c->state = RPC_CALL_RUNNING;
+            rpc_unlock(x);
+        }
         if (c) {
             rpc_depth_tls++;
             c->h->fn(c, c->in, c->in_len, c->h->arg);

@@ -26,14 +26,7 @@
 #include "ofishmem_rpc.h"
 #include "rpc_bench.h"
 
-#define WMAX 16
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec / 1e9;
-}
+#define WMAX RPCB_WMAX
 
 /* ---------------------------------------------------------------- server */
 
@@ -106,54 +99,33 @@ static int server_main(const char *prov, const char *af, const char *kf)
 typedef enum { M_REG = 0, M_CACHE, M_HEAP } mode_t_;
 static const char *mode_name[] = {"register each", "registration cache", "symmetric heap"};
 
+/* One call's set-up: the whole buffer of a slot as one descriptor. */
+typedef struct {
+    orpc_t *rpc;
+    orpc_peer_t *srv;
+    uint64_t id;
+    unsigned acc;
+    char **bufs;
+} bw_call_t;
+
+static int bw_start(void *arg, int i, orpc_bulk_t **bulk, orpc_req_t **req)
+{
+    static unsigned char args[RPCB_WMAX][ORPC_BULK_DESC_SIZE];
+    bw_call_t *c = arg;
+    if (orpc_bulk_expose(c->rpc, c->bufs[i], size_g, c->acc, -1, bulk) != 0 ||
+        orpc_bulk_encode(*bulk, c->srv, args[i]) != 0)
+        return -1;
+    return orpc_icall(c->rpc, c->srv, c->id, args[i], ORPC_BULK_DESC_SIZE, NULL, 0, 30000, req);
+}
+
+/* MB/s of iters calls, window in flight. */
 static double measure(orpc_t *rpc, orpc_peer_t *srv, int push, char **bufs, int window,
                       long iters)
 {
-    uint64_t id = orpc_id(push ? "bench.push" : "bench.pull");
-    orpc_req_t *req[WMAX];
-    orpc_bulk_t *bulk[WMAX];
-    unsigned char args[WMAX][ORPC_BULK_DESC_SIZE];
-    size_t got;
-    long issued = 0, done = 0;
-    double t0 = 0;
-    long warm = 20;
-    for (int i = 0; i < window; i++)
-        req[i] = NULL;
-    int oldest = 0;
-    while (done < iters + warm) {
-        for (int i = 0; i < window; i++) {
-            if (req[i]) {
-                /* Wait for the oldest call (idling politely), poll the others;
-                 * busy (-b): poll them all. */
-                int rc = i == oldest && !busy_g ? orpc_wait(req[i], &got)
-                                                : orpc_test(req[i], &got);
-                if (rc == ORPC_EAGAIN)
-                    continue;
-                if (i == oldest)
-                    oldest = (oldest + 1) % window;
-                if (rc != 0) {
-                    fprintf(stderr, "bulk_bw: call failed: %s\n", orpc_strerror(rc));
-                    exit(1);
-                }
-                orpc_bulk_release(bulk[i]);
-                req[i] = NULL;
-                if (++done == warm)
-                    t0 = now_s();
-            }
-            if (issued < iters + warm) {
-                unsigned acc = push ? ORPC_BULK_WRITE : ORPC_BULK_READ;
-                if (orpc_bulk_expose(rpc, bufs[i], size_g, acc, -1, &bulk[i]) != 0 ||
-                    orpc_bulk_encode(bulk[i], srv, args[i]) != 0 ||
-                    orpc_icall(rpc, srv, id, args[i], ORPC_BULK_DESC_SIZE, NULL, 0, 30000,
-                               &req[i]) != 0) {
-                    fprintf(stderr, "bulk_bw: could not start a call\n");
-                    exit(1);
-                }
-                issued++;
-            }
-        }
-    }
-    return (double)iters * size_g / (now_s() - t0) / 1e6;
+    bw_call_t c = {rpc, srv, orpc_id(push ? "bench.push" : "bench.pull"),
+                   push ? ORPC_BULK_WRITE : ORPC_BULK_READ, bufs};
+    return (double)iters * size_g / rpcb_run_window("bulk_bw", window, iters, busy_g, bw_start, &c) /
+           1e6;
 }
 
 int main(int argc, char **argv)

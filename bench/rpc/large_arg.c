@@ -127,17 +127,6 @@ static double measure(orpc_t *rpc, orpc_peer_t *srv, int way, char *buf, long n)
     return (double)n * size_g / (now_s() - t0) / 1e6;
 }
 
-static double median(double *a, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && a[j - 1] > a[j]; j--) {
-            double t = a[j];
-            a[j] = a[j - 1];
-            a[j - 1] = t;
-        }
-    return n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
-}
-
 int main(int argc, char **argv)
 {
     const char *prov = "shm";
@@ -192,9 +181,9 @@ int main(int argc, char **argv)
     printf("# large_arg: provider %s, %zu bytes, one call at a time, %ld calls per point, "
            "median of %d alternating rounds (MB/s)\n", prov, size_g, calls, rounds);
     for (int w = 0; w < NWAYS; w++)
-        printf("%-24s %10.0f\n", way_name[w], median(v[w], rounds));
-    printf("%-24s %10.2f\n", "two-phase/descriptor arg", median(ratio[0], rounds));
-    printf("%-24s %10.2f\n", "two-phase/descriptor res", median(ratio[1], rounds));
+        printf("%-24s %10.0f\n", way_name[w], bench_median(v[w], rounds));
+    printf("%-24s %10.2f\n", "two-phase/descriptor arg", bench_median(ratio[0], rounds));
+    printf("%-24s %10.2f\n", "two-phase/descriptor res", bench_median(ratio[1], rounds));
     orpc_peer_release(p);
     orpc_close(rpc);
     kill(srv, SIGTERM);

@@ -26,15 +26,8 @@
 #include "ofishmem_rpc.h"
 #include "rpc_bench.h"
 
-#define WMAX 16
+#define WMAX RPCB_WMAX
 #define SIZE (1u << 20)
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 /* ---------------------------------------------------------------- server */
 
@@ -102,69 +95,46 @@ static int server_main(const char *prov, const char *af, const char *kf)
 static int nseg_g = 16, busy_g;
 static size_t gap_g = 4096; /* between segments (-a: 0, adjacent) */
 
+/* One call's set-up: the buffers as nseg_g segments (sg) or as one. */
+typedef struct {
+    orpc_t *rpc;
+    orpc_peer_t *srv;
+    uint64_t id;
+    unsigned acc;
+    int sg;
+    char **bufs;
+} sg_call_t;
+
+static int sg_start(void *arg, int i, orpc_bulk_t **bulk, orpc_req_t **req)
+{
+    static unsigned char args[RPCB_WMAX][ORPC_BULK_WIRE_MAX];
+    sg_call_t *c = arg;
+    size_t seglen = SIZE / (size_t)nseg_g;
+    int rc;
+    if (c->sg) {
+        orpc_seg_t s[ORPC_BULK_SEG_MAX];
+        for (int k = 0; k < nseg_g; k++)
+            s[k] = (orpc_seg_t){c->bufs[i] + (size_t)k * (seglen + gap_g), seglen};
+        rc = orpc_bulk_expose_sg(c->rpc, s, (size_t)nseg_g, c->acc, -1, bulk);
+    } else {
+        rc = orpc_bulk_expose(c->rpc, c->bufs[i], SIZE, c->acc, -1, bulk);
+    }
+    if (rc != 0)
+        return rc;
+    size_t sz = orpc_bulk_encoded_size(*bulk);
+    if (orpc_bulk_encode(*bulk, c->srv, args[i]) != 0)
+        return -1;
+    return orpc_icall(c->rpc, c->srv, c->id, args[i], sz, NULL, 0, 30000, req);
+}
+
 /* MB/s of iters calls, window in flight; sg: the buffers as nseg_g segments. */
 static double measure(orpc_t *rpc, orpc_peer_t *srv, int push, int sg, char **bufs, int window,
                       long iters)
 {
-    uint64_t id = orpc_id(push ? "sgbench.push" : "sgbench.pull");
-    unsigned acc = push ? ORPC_BULK_WRITE : ORPC_BULK_READ;
-    orpc_req_t *req[WMAX] = {0};
-    orpc_bulk_t *bulk[WMAX];
-    static unsigned char args[WMAX][ORPC_BULK_WIRE_MAX];
-    size_t got, seglen = SIZE / (size_t)nseg_g;
-    long issued = 0, done = 0, warm = 20;
-    double t0 = 0;
-    int oldest = 0;
-    while (done < iters + warm) {
-        for (int i = 0; i < window; i++) {
-            if (req[i]) {
-                int rc = i == oldest && !busy_g ? orpc_wait(req[i], &got)
-                                                : orpc_test(req[i], &got);
-                if (rc == ORPC_EAGAIN)
-                    continue;
-                if (i == oldest)
-                    oldest = (oldest + 1) % window;
-                if (rc != 0) {
-                    fprintf(stderr, "sg_bw: call failed: %s\n", orpc_strerror(rc));
-                    exit(1);
-                }
-                orpc_bulk_release(bulk[i]);
-                req[i] = NULL;
-                if (++done == warm)
-                    t0 = now_s();
-            }
-            if (issued < iters + warm) {
-                int rc;
-                if (sg) {
-                    orpc_seg_t s[ORPC_BULK_SEG_MAX];
-                    for (int k = 0; k < nseg_g; k++)
-                        s[k] = (orpc_seg_t){bufs[i] + (size_t)k * (seglen + gap_g), seglen};
-                    rc = orpc_bulk_expose_sg(rpc, s, (size_t)nseg_g, acc, -1, &bulk[i]);
-                } else {
-                    rc = orpc_bulk_expose(rpc, bufs[i], SIZE, acc, -1, &bulk[i]);
-                }
-                size_t sz = rc == 0 ? orpc_bulk_encoded_size(bulk[i]) : 0;
-                if (rc != 0 || orpc_bulk_encode(bulk[i], srv, args[i]) != 0 ||
-                    orpc_icall(rpc, srv, id, args[i], sz, NULL, 0, 30000, &req[i]) != 0) {
-                    fprintf(stderr, "sg_bw: could not start a call\n");
-                    exit(1);
-                }
-                issued++;
-            }
-        }
-    }
-    return (double)iters * SIZE / (now_s() - t0) / 1e6;
-}
-
-static double median(double *a, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && a[j - 1] > a[j]; j--) {
-            double t = a[j];
-            a[j] = a[j - 1];
-            a[j - 1] = t;
-        }
-    return n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
+    sg_call_t c = {rpc, srv, orpc_id(push ? "sgbench.push" : "sgbench.pull"),
+                   push ? ORPC_BULK_WRITE : ORPC_BULK_READ, sg, bufs};
+    return (double)iters * SIZE / rpcb_run_window("sg_bw", window, iters, busy_g, sg_start, &c) /
+           1e6;
 }
 
 int main(int argc, char **argv)
@@ -247,9 +217,9 @@ int main(int argc, char **argv)
             }
             ratio[r] = sg[r] / one[r];
         }
-        double mr = median(ratio, rounds);
-        printf("%-6s %12.0f %12.0f %12.2f\n", push ? "push" : "pull", median(one, rounds),
-               median(sg, rounds), mr);
+        double mr = bench_median(ratio, rounds);
+        printf("%-6s %12.0f %12.0f %12.2f\n", push ? "push" : "pull", bench_median(one, rounds),
+               bench_median(sg, rounds), mr);
         fflush(stdout);
     }
     orpc_peer_release(p);

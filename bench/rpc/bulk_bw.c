@@ -65,13 +65,8 @@ static int server_main(const char *prov, const char *af, const char *kf)
     signal(SIGTERM, on_term);
     scratch_g = malloc(WMAX * size_g);
     memset(scratch_g, 0x5a, WMAX * size_g);
-    orpc_opts_t o;
-    orpc_opts_init(&o);
-    o.listen = 1;
-    o.provider = prov;
-    o.auth_key_file = kf;
-    orpc_t *rpc;
-    if (orpc_open(&o, &rpc) != ORPC_OK)
+    orpc_t *rpc = rpcb_open_server(prov, kf);
+    if (rpc == NULL)
         return 1;
     orpc_register(rpc, "bench.pull", h_xfer, NULL, 0, NULL);
     orpc_register(rpc, "bench.push", h_xfer, (void *)1, 0, NULL);
@@ -80,15 +75,7 @@ static int server_main(const char *prov, const char *af, const char *kf)
     while (!stop_g) {
         /* Waits (politely) only when no transfer is pending. */
         orpc_progress(rpc, npending_g || busy_g ? 0 : 1);
-        for (int i = 0; i < npending_g;) {
-            int rc = orpc_bulk_test(pending_g[i]);
-            if (rc == ORPC_EAGAIN) {
-                i++;
-                continue;
-            }
-            orpc_respond(pending_g[i], rc, NULL, 0);
-            pending_g[i] = pending_g[--npending_g];
-        }
+        rpcb_answer_done(pending_g, &npending_g);
     }
     orpc_close(rpc);
     return 0;
@@ -169,18 +156,9 @@ int main(int argc, char **argv)
         return 2;
     }
     window_g = window;
-    char dir[] = "/tmp/orpc-bw.XXXXXX";
-    if (mkdtemp(dir) == NULL)
+    rpcb_server_t srv;
+    if (rpcb_server_start(&srv, "bw", server_main, prov, 4000) != 0)
         return 1;
-    char af[600], kf[600], key[700], addr[ORPC_ADDR_STRLEN];
-    snprintf(af, sizeof(af), "%s/addr", dir);
-    snprintf(kf, sizeof(kf), "%s/key", dir);
-    pid_t srv = fork();
-    if (srv == 0)
-        _exit(server_main(prov, af, kf));
-    if (rpcb_read_addr(af, addr, sizeof(addr), 4000) != 0)
-        return 1;
-    snprintf(key, sizeof(key), "@%s", kf);
 
     shmem_init(); /* a singleton PE: its heap is registered in the domain RPC uses */
     char *heap = shmem_malloc((size_t)WMAX * size_g), *priv = malloc((size_t)WMAX * size_g);
@@ -202,7 +180,7 @@ int main(int argc, char **argv)
         o.mr_cache = m == M_CACHE;
         orpc_t *rpc;
         orpc_peer_t *p;
-        if (orpc_open(&o, &rpc) != 0 || orpc_lookup(rpc, addr, key, &p) != 0) {
+        if (orpc_open(&o, &rpc) != 0 || orpc_lookup(rpc, srv.addr, srv.key, &p) != 0) {
             fprintf(stderr, "bulk_bw: cannot reach the server\n");
             return 1;
         }
@@ -217,11 +195,7 @@ int main(int argc, char **argv)
         orpc_peer_release(p);
         orpc_close(rpc);
     }
-    kill(srv, SIGTERM);
-    waitpid(srv, NULL, 0);
-    unlink(af);
-    unlink(kf);
-    rmdir(dir);
+    rpcb_server_stop(&srv);
     shmem_free(heap);
     free(priv);
     shmem_finalize();

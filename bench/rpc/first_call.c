@@ -58,6 +58,21 @@ static int client_main(const char *af, const char *kf, const char *t0s)
     return 0;
 }
 
+static int server_main(const char *prov, const char *af, const char *kf)
+{
+    signal(SIGTERM, on_term);
+    orpc_t *rpc = rpcb_open_server(prov, kf);
+    if (rpc == NULL)
+        return 1;
+    orpc_register(rpc, "bench.echo", h_echo, NULL, 0, NULL);
+    if (rpcb_publish_addr(rpc, af) != 0)
+        return 1;
+    while (!stop_g)
+        orpc_progress(rpc, 1);
+    orpc_close(rpc);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 5 && strcmp(argv[1], "--client") == 0)
@@ -76,33 +91,9 @@ int main(int argc, char **argv)
     }
     if (n < 1 || n > 1000)
         return 2;
-    char dir[] = "/tmp/orpc-first.XXXXXX";
-    if (mkdtemp(dir) == NULL)
+    rpcb_server_t srv;
+    if (rpcb_server_start(&srv, "first", server_main, prov, 4000) != 0)
         return 1;
-    char af[600], kf[600];
-    snprintf(af, sizeof(af), "%s/addr", dir);
-    snprintf(kf, sizeof(kf), "%s/key", dir);
-    pid_t srv = fork();
-    if (srv == 0) {
-        signal(SIGTERM, on_term);
-        orpc_opts_t o;
-        orpc_opts_init(&o);
-        o.listen = 1;
-        o.provider = prov;
-        o.auth_key_file = kf;
-        orpc_t *rpc;
-        if (orpc_open(&o, &rpc) != 0)
-            _exit(1);
-        orpc_register(rpc, "bench.echo", h_echo, NULL, 0, NULL);
-        if (rpcb_publish_addr(rpc, af) != 0)
-            _exit(1);
-        while (!stop_g)
-            orpc_progress(rpc, 1);
-        orpc_close(rpc);
-        _exit(0);
-    }
-    for (int i = 0; i < 400 && access(af, R_OK) != 0; i++)
-        usleep(10000);
     double *ms = calloc((size_t)n, sizeof(double));
     int ok = 0;
     for (int i = 0; i < n; i++) {
@@ -115,7 +106,7 @@ int main(int argc, char **argv)
         if (c == 0) {
             dup2(fd[1], 1);
             close(fd[0]);
-            execl("/proc/self/exe", argv[0], "--client", af, kf, t0s, (char *)NULL);
+            execl("/proc/self/exe", argv[0], "--client", srv.af, srv.kf, t0s, (char *)NULL);
             _exit(127);
         }
         close(fd[1]);
@@ -129,11 +120,7 @@ int main(int argc, char **argv)
         if (got && WIFEXITED(st) && WEXITSTATUS(st) == 0)
             ms[ok++] = atof(buf);
     }
-    kill(srv, SIGTERM);
-    waitpid(srv, NULL, 0);
-    unlink(af);
-    unlink(kf);
-    rmdir(dir);
+    rpcb_server_stop(&srv);
     if (ok == 0) {
         fprintf(stderr, "first_call: no client completed a call\n");
         return 1;

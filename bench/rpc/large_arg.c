@@ -68,13 +68,8 @@ static int server_main(const char *prov, const char *af, const char *kf)
     signal(SIGTERM, on_term);
     scratch_g = malloc(size_g);
     memset(scratch_g, 1, size_g);
-    orpc_opts_t o;
-    orpc_opts_init(&o);
-    o.listen = 1;
-    o.provider = prov;
-    o.auth_key_file = kf;
-    orpc_t *rpc;
-    if (orpc_open(&o, &rpc) != ORPC_OK)
+    orpc_t *rpc = rpcb_open_server(prov, kf);
+    if (rpc == NULL)
         return 1;
     orpc_register(rpc, "bench.arg", h_arg, NULL, 0, NULL);
     orpc_register(rpc, "bench.res", h_res, NULL, 0, NULL);
@@ -151,21 +146,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "large_arg: -r wants 1..64 and -s a size above 0\n");
         return 2;
     }
-    char dir[] = "/tmp/orpc-large.XXXXXX";
-    if (mkdtemp(dir) == NULL)
+    rpcb_server_t srv;
+    if (rpcb_server_start(&srv, "large", server_main, prov, 4000) != 0)
         return 1;
-    char af[600], kf[600], key[700], addr[ORPC_ADDR_STRLEN];
-    snprintf(af, sizeof(af), "%s/addr", dir);
-    snprintf(kf, sizeof(kf), "%s/key", dir);
-    pid_t srv = fork();
-    if (srv == 0)
-        _exit(server_main(prov, af, kf));
-    if (rpcb_read_addr(af, addr, sizeof(addr), 4000) != 0)
-        return 1;
-    snprintf(key, sizeof(key), "@%s", kf);
     orpc_t *rpc;
     orpc_peer_t *p;
-    if (orpc_open(NULL, &rpc) != 0 || orpc_lookup(rpc, addr, key, &p) != 0) {
+    if (orpc_open(NULL, &rpc) != 0 || orpc_lookup(rpc, srv.addr, srv.key, &p) != 0) {
         fprintf(stderr, "large_arg: cannot reach the server\n");
         return 1;
     }
@@ -186,11 +172,7 @@ int main(int argc, char **argv)
     printf("%-24s %10.2f\n", "two-phase/descriptor res", bench_median(ratio[1], rounds));
     orpc_peer_release(p);
     orpc_close(rpc);
-    kill(srv, SIGTERM);
-    waitpid(srv, NULL, 0);
-    unlink(af);
-    unlink(kf);
-    rmdir(dir);
+    rpcb_server_stop(&srv);
     free(buf);
     return 0;
 }

@@ -10,7 +10,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -45,6 +47,81 @@ static inline int rpcb_read_addr(const char *af, char *addr, size_t len, int wai
         return -1;
     addr[strcspn(addr, "\n")] = '\0';
     return 0;
+}
+
+/* A benchmark's server process: its temp dir, address and key files. */
+typedef struct {
+    char dir[64], af[96], kf[96];
+    char key[100];                 /* "@" kf: the key argument of orpc_lookup */
+    char addr[ORPC_ADDR_STRLEN];   /* filled when wait_ms >= 0 */
+    pid_t pid;
+} rpcb_server_t;
+
+/* The server process's body: serves on prov, publishes its address in af,
+ * its key in kf; returns its exit status. */
+typedef int (*rpcb_server_fn)(const char *prov, const char *af, const char *kf);
+
+/*
+ * Makes /tmp/orpc-NAME.XXXXXX, forks fn(prov, af, kf) and, when wait_ms >= 0,
+ * waits that long for its address (into s->addr). 0 or -1.
+ */
+static inline int rpcb_server_start(rpcb_server_t *s, const char *name, rpcb_server_fn fn,
+                                    const char *prov, int wait_ms)
+{
+    snprintf(s->dir, sizeof(s->dir), "/tmp/orpc-%s.XXXXXX", name);
+    if (mkdtemp(s->dir) == NULL)
+        return -1;
+    snprintf(s->af, sizeof(s->af), "%s/addr", s->dir);
+    snprintf(s->kf, sizeof(s->kf), "%s/key", s->dir);
+    snprintf(s->key, sizeof(s->key), "@%s", s->kf);
+    s->addr[0] = '\0';
+    fflush(NULL);
+    s->pid = fork();
+    if (s->pid < 0)
+        return -1;
+    if (s->pid == 0)
+        _exit(fn(prov, s->af, s->kf));
+    return wait_ms < 0 ? 0 : rpcb_read_addr(s->af, s->addr, sizeof(s->addr), wait_ms);
+}
+
+/* Ends the server (SIGTERM), reaps it, removes its files. */
+static inline void rpcb_server_stop(rpcb_server_t *s)
+{
+    if (s->pid > 0) {
+        kill(s->pid, SIGTERM);
+        waitpid(s->pid, NULL, 0);
+        s->pid = 0;
+    }
+    unlink(s->af);
+    unlink(s->kf);
+    rmdir(s->dir);
+}
+
+/* A listening server instance on prov whose key goes to kf; NULL on failure. */
+static inline orpc_t *rpcb_open_server(const char *prov, const char *kf)
+{
+    orpc_opts_t o;
+    orpc_opts_init(&o);
+    o.listen = 1;
+    o.provider = prov;
+    o.auth_key_file = kf;
+    orpc_t *rpc;
+    return orpc_open(&o, &rpc) == ORPC_OK ? rpc : NULL;
+}
+
+/* Answers each of the n pending calls whose bulk transfers have ended (with
+ * their status) and drops it from the list. */
+static inline void rpcb_answer_done(orpc_call_t **pending, int *n)
+{
+    for (int i = 0; i < *n;) {
+        int rc = orpc_bulk_test(pending[i]);
+        if (rc == ORPC_EAGAIN) {
+            i++;
+            continue;
+        }
+        orpc_respond(pending[i], rc, NULL, 0);
+        pending[i] = pending[--*n];
+    }
 }
 
 #define RPCB_WMAX 16

@@ -62,13 +62,8 @@ static int server_main(const char *prov, const char *af, const char *kf)
     signal(SIGTERM, on_term);
     scratch_g = malloc((size_t)WMAX * SIZE);
     memset(scratch_g, 0x5a, (size_t)WMAX * SIZE);
-    orpc_opts_t o;
-    orpc_opts_init(&o);
-    o.listen = 1;
-    o.provider = prov;
-    o.auth_key_file = kf;
-    orpc_t *rpc;
-    if (orpc_open(&o, &rpc) != ORPC_OK)
+    orpc_t *rpc = rpcb_open_server(prov, kf);
+    if (rpc == NULL)
         return 1;
     orpc_register(rpc, "sgbench.pull", h_xfer, NULL, 0, NULL);
     orpc_register(rpc, "sgbench.push", h_xfer, (void *)1, 0, NULL);
@@ -76,15 +71,7 @@ static int server_main(const char *prov, const char *af, const char *kf)
         return 1;
     while (!stop_g) {
         orpc_progress(rpc, npending_g ? 0 : 1);
-        for (int i = 0; i < npending_g;) {
-            int rc = orpc_bulk_test(pending_g[i]);
-            if (rc == ORPC_EAGAIN) {
-                i++;
-                continue;
-            }
-            orpc_respond(pending_g[i], rc, NULL, 0);
-            pending_g[i] = pending_g[--npending_g];
-        }
+        rpcb_answer_done(pending_g, &npending_g);
     }
     orpc_close(rpc);
     return 0;
@@ -173,18 +160,9 @@ int main(int argc, char **argv)
                 ORPC_BULK_SEG_MAX, SIZE);
         return 2;
     }
-    char dir[] = "/tmp/orpc-sgbw.XXXXXX";
-    if (mkdtemp(dir) == NULL)
+    rpcb_server_t srv;
+    if (rpcb_server_start(&srv, "sgbw", server_main, prov, 4000) != 0)
         return 1;
-    char af[600], kf[600], key[700], addr[ORPC_ADDR_STRLEN];
-    snprintf(af, sizeof(af), "%s/addr", dir);
-    snprintf(kf, sizeof(kf), "%s/key", dir);
-    pid_t srv = fork();
-    if (srv == 0)
-        _exit(server_main(prov, af, kf));
-    if (rpcb_read_addr(af, addr, sizeof(addr), 4000) != 0)
-        return 1;
-    snprintf(key, sizeof(key), "@%s", kf);
     /* Per call in flight: room for 1 MiB plus a gap after every segment. */
     size_t per = SIZE + (size_t)nseg_g * 4096;
     char *mem = malloc((size_t)WMAX * per), *bufs[WMAX];
@@ -193,7 +171,7 @@ int main(int argc, char **argv)
         bufs[i] = mem + (size_t)i * per;
     orpc_t *rpc;
     orpc_peer_t *p;
-    if (orpc_open(NULL, &rpc) != 0 || orpc_lookup(rpc, addr, key, &p) != 0) {
+    if (orpc_open(NULL, &rpc) != 0 || orpc_lookup(rpc, srv.addr, srv.key, &p) != 0) {
         fprintf(stderr, "sg_bw: cannot reach the server\n");
         return 1;
     }
@@ -224,11 +202,7 @@ int main(int argc, char **argv)
     }
     orpc_peer_release(p);
     orpc_close(rpc);
-    kill(srv, SIGTERM);
-    waitpid(srv, NULL, 0);
-    unlink(af);
-    unlink(kf);
-    rmdir(dir);
+    rpcb_server_stop(&srv);
     free(mem);
     return 0;
 }

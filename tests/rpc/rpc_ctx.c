@@ -161,14 +161,7 @@ static int server(const char *af, const char *kf, const char *prov, int nctx, in
     orpc_register(rpc_g, C_HELD, h_held, NULL, 0, NULL);
     orpc_register(rpc_g, C_STATS, h_stats, NULL, 0, NULL);
     orpc_register(rpc_g, C_STOP, h_stop, NULL, 0, NULL);
-    char addr[ORPC_ADDR_STRLEN], tmp[512];
-    CHECK_RC(orpc_addr(rpc_g, addr, sizeof(addr)), ORPC_OK, "orpc_addr");
-    snprintf(tmp, sizeof(tmp), "%s.tmp", af);
-    FILE *f = fopen(tmp, "w");
-    CHECK(f != NULL, "cannot write %s", tmp);
-    fprintf(f, "%s\n", addr);
-    fclose(f);
-    rename(tmp, af);
+    t_publish_addr(rpc_g, af);
     if (app) {
         for (int i = 0; i < nctx; i++)
             pthread_create(&tid_of_ctx_g[i], NULL, drive_ctx, (void *)(intptr_t)i);

@@ -48,6 +48,19 @@
               orpc_strerror(rc_), want_, orpc_strerror(want_));                \
     } while (0)
 
+/* Writes rpc's address into af whole (a temp file, then a rename), so a
+ * reader never sees half an address; ends the program when it cannot. */
+static inline void t_publish_addr(orpc_t *rpc, const char *af)
+{
+    char addr[ORPC_ADDR_STRLEN], tmp[512];
+    CHECK_RC(orpc_addr(rpc, addr, sizeof(addr)), ORPC_OK, "orpc_addr");
+    snprintf(tmp, sizeof(tmp), "%s.tmp", af);
+    FILE *f = fopen(tmp, "w");
+    CHECK(f != NULL, "cannot write %s", tmp);
+    fprintf(f, "%s\n", addr);
+    CHECK(fclose(f) == 0 && rename(tmp, af) == 0, "cannot publish the address in %s", af);
+}
+
 /* Byte i of the pattern for seed s (position dependent, so sub-ranges are checked). */
 static inline uint8_t t_pat(uint32_t seed, uint64_t i)
 {

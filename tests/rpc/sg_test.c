@@ -193,14 +193,7 @@ static int server(const char *addr_file, const char *key_file, const char *prov)
     orpc_register(rpc, S_BAD, h_bad, NULL, 0, NULL);
     orpc_register(rpc, S_LATE, h_late, NULL, 0, NULL);
     orpc_register(rpc, S_STOP, h_stop, NULL, 0, NULL);
-    char addr[ORPC_ADDR_STRLEN], tmp[512];
-    CHECK_RC(orpc_addr(rpc, addr, sizeof(addr)), ORPC_OK, "orpc_addr");
-    snprintf(tmp, sizeof(tmp), "%s.tmp", addr_file);
-    FILE *f = fopen(tmp, "w");
-    CHECK(f != NULL, "cannot write %s", tmp);
-    fprintf(f, "%s\n", addr);
-    fclose(f);
-    rename(tmp, addr_file);
+    t_publish_addr(rpc, addr_file);
     while (!stop_g)
         orpc_progress(rpc, 10);
     orpc_stats_t st;

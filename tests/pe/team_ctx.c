@@ -10,6 +10,8 @@
 //     0, reversed), put, p, get, g, iput, iget, the AMOs (fetching, non
 //     fetching, nbi) and put-with-signal to team PE k reach world PE
 //     translate(k), and ctx_pe_quiet takes team PEs too.
+// With argument "badpe": a team PE number past the team's size ends the job
+// with a message that says so.
 #include "pe_check.h"
 
 static long box[8];
@@ -82,11 +84,28 @@ static void team_traffic(shmem_team_t t, const char *name)
     shmem_team_sync(t);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     shmem_init();
     pe_begin("team_ctx");
     const int me = shmem_my_pe(), n = shmem_n_pes();
+
+    if (argc > 1 && strcmp(argv[1], "badpe") == 0) {
+        // PE n-1 exists in the world but not in the team of PEs 0..n-2: a
+        // put to team PE n-1 on that team's context must end the job.
+        shmem_team_t head;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n - 1, NULL, 0, &head);
+        if (me == 0) {
+            shmem_ctx_t c;
+            shmem_team_create_ctx(head, 0, &c);
+            pe_step("put to team PE %d on a team of %d", n - 1, n - 1);
+            shmem_ctx_long_p(c, &box[0], 1, n - 1);
+            pe_fail("the put to team PE %d of %d returned", n - 1, n - 1);
+        }
+        shmem_barrier_all();
+        shmem_finalize();
+        return pe_end();
+    }
 
     pe_step("odd PEs make contexts from SHMEM_TEAM_WORLD, even PEs wait in a barrier");
     if (me % 2 == 1) {

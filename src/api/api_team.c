@@ -125,7 +125,9 @@ SHM_DEFINE(int, shmem_team_create_ctx, (shmem_team_t team, long options, shmem_c
     shm_check_running(__func__);
     shm_check_team_live(__func__, TEAM(team));
     struct shm_ctx *c = NULL;
-    if (team == SHMEM_TEAM_INVALID || shm_ctx_create(TEAM(team), options, &c) != 0) {
+    /* A SHMEM_TEAM_WORLD context is an ordinary one (team NULL): no PE translation. */
+    shm_team_t *t = TEAM(team) == &shm_team_world_g ? NULL : TEAM(team);
+    if (team == SHMEM_TEAM_INVALID || shm_ctx_create(t, options, &c) != 0) {
         *ctx = SHMEM_CTX_INVALID;
         return -1;
     }

@@ -4,7 +4,8 @@
  *
  * Typed functions are declared by expanding the type tables of
  * <ofishmem/typelists.h>; `gcc -E` shows every prototype. Every function
- * also exists as pshmem_<name> for profiling tools.
+ * also exists as pshmem_<name> for profiling tools, declared in <pshmem.h>
+ * (generated from this header at build time).
  */
 #ifndef SHMEM_H
 #define SHMEM_H

@@ -163,6 +163,6 @@ void shm_rma_iget(const char *fn, struct shm_ctx *ctx, void *dest, const void *s
     for (size_t b = 0; b < nblocks; b++)
         shm_rma_get(fn, ctx, (char *)dest + b * (size_t)dst * esize,
                     (const char *)src + b * (size_t)sst * esize, bsize * esize, pe, 1);
-    if (pe != shm_state_g.me)
+    if (shm_ctx_world_pe(fn, ctx, pe) != shm_state_g.me)
         cdt_quiet(&ctx->cdt);
 }

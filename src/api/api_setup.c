@@ -186,7 +186,7 @@ SHM_DEFINE(void, shmem_quiet, (void), { cdt_quiet(&shm_ctx_default_g.cdt); })
 static void pe_quiet(const char *fn, struct shm_ctx *ctx, const int *pes, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        shm_check_pe(fn, pes[i]);
+        shm_check_pe(fn, shm_ctx_world_pe(fn, ctx, pes[i]));
     /* Counters are per context, not per peer: completing all is a superset. */
     if (n)
         cdt_quiet(&ctx->cdt);

@@ -119,30 +119,15 @@ SHM_DEFINE(int, shmem_ctx_create, (long options, shmem_ctx_t *ctx), {
     return 0;
 })
 
-static void and_int(void *acc, const void *in, size_t n)
-{
-    int *a = acc;
-    const int *b = in;
-    for (size_t i = 0; i < n; i++)
-        a[i] &= b[i];
-}
-
+/* Not collective (spec: "the context creation operation is not collective"):
+ * each PE may make its team contexts when it likes, from any team it is in. */
 SHM_DEFINE(int, shmem_team_create_ctx, (shmem_team_t team, long options, shmem_ctx_t *ctx), {
     shm_check_running(__func__);
     shm_check_team_live(__func__, TEAM(team));
-    if (team == SHMEM_TEAM_INVALID) {
-        *ctx = SHMEM_CTX_INVALID;
-        return -1;
-    }
-    shm_team_t *t = TEAM(team);
-    shm_coll_sync(t);
     struct shm_ctx *c = NULL;
-    int ok = shm_ctx_create(t, options, &c) == 0, all;
-    /* Collectively successful or collectively failed (this is also the exit sync). */
-    shm_coll_reduce_private(t, &all, &ok, 1, sizeof(int), and_int);
-    if (!all) {
-        if (c)
-            shm_ctx_destroy(c);
+    /* A SHMEM_TEAM_WORLD context is an ordinary one (team NULL): no PE translation. */
+    shm_team_t *t = TEAM(team) == &shm_team_world_g ? NULL : TEAM(team);
+    if (team == SHMEM_TEAM_INVALID || shm_ctx_create(t, options, &c) != 0) {
         *ctx = SHMEM_CTX_INVALID;
         return -1;
     }

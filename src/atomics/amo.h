@@ -139,15 +139,16 @@ static inline __attribute__((always_inline)) void *shm_amo_cpu_addr(int seg, siz
     return shm_seg_peer_addr(seg, pe, off, 1);
 }
 
-/* Checks the call and translates the target; returns the segment. */
+/* Checks the call and translates the target; returns the segment, and in
+ * *pe the world PE that the context's PE number names. */
 static inline __attribute__((always_inline)) int
-shm_amo_target(const char *fn, struct shm_ctx *ctx, const void *dest, size_t size, int pe,
+shm_amo_target(const char *fn, struct shm_ctx *ctx, const void *dest, size_t size, int *pe,
                size_t *off_p)
 {
-    shm_rma_check(fn, ctx, pe);
+    *pe = shm_rma_check(fn, ctx, *pe);
     int seg = shm_xlate_or_die(fn, dest, size, off_p, "atomic target");
     if (shm_unlikely(shm_state_g.debug) && ((uintptr_t)dest & (size - 1)) != 0)
-        shm_amo_misaligned(fn, dest, size, pe);
+        shm_amo_misaligned(fn, dest, size, *pe);
     return seg;
 }
 
@@ -178,7 +179,7 @@ shm_amo_post(const char *fn, struct shm_ctx *ctx, cdt_amo_type_t t, cdt_amo_op_t
              size_t size, const void *operand, int pe)
 {
     size_t off;
-    int seg = shm_amo_target(fn, ctx, dest, size, pe, &off);
+    int seg = shm_amo_target(fn, ctx, dest, size, &pe, &off);
     shm_amo_post_at(fn, &ctx->cdt, t, op, seg, off, operand, pe);
 }
 
@@ -188,7 +189,7 @@ shm_amo_fetch(const char *fn, struct shm_ctx *ctx, cdt_amo_type_t t, cdt_amo_op_
               const void *dest, size_t size, const void *operand, void *result, int pe, int nbi)
 {
     size_t off;
-    int seg = shm_amo_target(fn, ctx, dest, size, pe, &off);
+    int seg = shm_amo_target(fn, ctx, dest, size, &pe, &off);
     void *p = shm_amo_cpu_addr(seg, off, pe);
     if (shm_likely(p != NULL)) {
         shm_amo_cpu(t, op, p, operand, NULL, result);
@@ -203,7 +204,7 @@ shm_amo_cswap(const char *fn, struct shm_ctx *ctx, cdt_amo_type_t t, void *dest,
               const void *cond, const void *value, void *result, int pe, int nbi)
 {
     size_t off;
-    int seg = shm_amo_target(fn, ctx, dest, size, pe, &off);
+    int seg = shm_amo_target(fn, ctx, dest, size, &pe, &off);
     void *p = shm_amo_cpu_addr(seg, off, pe);
     if (shm_likely(p != NULL)) {
         shm_amo_cpu(t, CDT_AMO_CSWAP, p, value, cond, result);

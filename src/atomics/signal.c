@@ -23,10 +23,11 @@ void shm_put_signal(const char *fn, struct shm_ctx *ctx, void *dest, const void 
         shm_fatal("%s: sig_op %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD", fn, sig_op);
 
     size_t soff;
-    int sseg = shm_amo_target(fn, ctx, sig_addr, sizeof(uint64_t), pe, &soff);
+    const int ctx_pe = pe; /* as ctx numbers it; pe becomes the world PE */
+    int sseg = shm_amo_target(fn, ctx, sig_addr, sizeof(uint64_t), &pe, &soff);
     /* The blocking put returns once the source may be reused; the nbi one
      * would too, since the quiet below waits for it anyway. */
-    shm_rma_put(fn, ctx, dest, src, bytes, pe, nbi);
+    shm_rma_put(fn, ctx, dest, src, bytes, ctx_pe, nbi);
     if (bytes > 0 && pe != shm_state_g.me)
         cdt_quiet(&ctx->cdt);
     else

@@ -27,6 +27,15 @@ void shm_bad_pe(const char *fn, int pe)
     shm_fatal("%s: PE %d is out of range (the job has PEs 0..%d)", fn, pe, shm_state_g.npes - 1);
 }
 
+void shm_bad_team_pe(const char *fn, int pe, int team_n)
+{
+    if (shm_state_g.run_state != SHM_STATE_RUNNING)
+        shm_not_running(fn);
+    shm_fatal("%s: PE %d is out of range for the context's team (a context made by "
+              "shmem_team_create_ctx numbers PEs within its team: 0..%d)",
+              fn, pe, team_n - 1);
+}
+
 void shm_bad_addr(const char *fn, const void *addr, size_t len, const char *what)
 {
     if (shm_state_g.run_state != SHM_STATE_RUNNING)

@@ -16,6 +16,12 @@ const char *shm_env_from_process(const char *name)
     return getenv(name);
 }
 
+/*
+ * A size as the spec defines SHMEM_SYMMETRIC_SIZE: a decimal number, integer
+ * or with a fraction ("3.1m"), and one optional scaling suffix k, m, g, t
+ * (any case; powers of 2^10); the bytes are the ceiling of the product.
+ * "KB"/"KiB" spellings are accepted too.
+ */
 shm_status_t shm_env_parse_size(const char *s, size_t *out_p)
 {
     /* strtoull would skip blanks and take a sign: demand a digit first. */
@@ -26,6 +32,19 @@ shm_status_t shm_env_parse_size(const char *s, size_t *out_p)
     unsigned long long v = strtoull(s, &end, 10);
     if (errno != 0 || end == s)
         return SHM_ERR_ENV;
+    /* Fraction: up to 18 digits (exact in 64 bits), as frac / 10^fdigits. */
+    unsigned long long frac = 0, scale = 1;
+    if (*end == '.') {
+        end++;
+        if (!isdigit((unsigned char)*end))
+            return SHM_ERR_ENV;
+        for (; isdigit((unsigned char)*end); end++) {
+            if (scale >= 1000000000000000000ULL)
+                continue; /* further digits cannot change the ceiling by a byte here */
+            frac = frac * 10 + (unsigned)(*end - '0');
+            scale *= 10;
+        }
+    }
     unsigned shift = 0;
     switch (*end) {
     case '\0': break;
@@ -44,7 +63,13 @@ shm_status_t shm_env_parse_size(const char *s, size_t *out_p)
         return SHM_ERR_ENV;
     if (shift && v > (SIZE_MAX >> shift))
         return SHM_ERR_ENV;
-    *out_p = (size_t)(v << shift);
+    /* ceil(frac / scale * 2^shift) < 2^shift: no carry past the check above
+     * except at the very top, which the final comparison catches. */
+    unsigned __int128 part = (((unsigned __int128)frac << shift) + scale - 1) / scale;
+    unsigned __int128 total = ((unsigned __int128)v << shift) + part;
+    if (total > SIZE_MAX)
+        return SHM_ERR_ENV;
+    *out_p = (size_t)total;
     return SHM_OK;
 }
 
@@ -91,7 +116,7 @@ static shm_status_t parse_STR(const char *s, const char **out_p)
 
 static const char *const type_hint_BOOL = "a boolean (0/1, yes/no, on/off, true/false)";
 static const char *const type_hint_INT = "an integer";
-static const char *const type_hint_SIZE = "a byte count with optional k/M/G suffix, e.g. 512M";
+static const char *const type_hint_SIZE = "a byte count, integer or decimal, with optional k/M/G/T suffix, e.g. 512M or 1.5G";
 static const char *const type_hint_STR = "a string";
 
 shm_status_t shm_env_load(shm_env_t *env_p, shm_env_lookup_fn lookup, char *err, size_t errlen)

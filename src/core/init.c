@@ -306,7 +306,15 @@ void shm_core_init(int requested)
     shm_state_g.debug = shm_env_g.DEBUG;
 
     int direct = shm_env_g.DIRECT && shm_rt_g.local_size > 1;
-    if ((st = shm_heap_init(shm_env_g.SYMMETRIC_SIZE, direct ? shm_rt_g.nspace : NULL,
+    /* SHMEM_SYMMETRIC_SIZE is what the program may allocate (the spec's heap is
+     * "at least as large"): the library's own symmetric words and the team
+     * workspaces come on top, each block aligned to 64. */
+    size_t own = SHM_INTERNAL_WORDS * sizeof(uint64_t) + 64 +
+                 shm_team_heap_bytes(shm_rt_g.size) + 64;
+    if (shm_env_g.SYMMETRIC_SIZE > SIZE_MAX / 2)
+        shm_fatal("SHMEM_SYMMETRIC_SIZE=%zu bytes is more than this machine can address",
+                  shm_env_g.SYMMETRIC_SIZE);
+    if ((st = shm_heap_init(shm_env_g.SYMMETRIC_SIZE + own, direct ? shm_rt_g.nspace : NULL,
                             shm_rt_g.rank)) != SHM_OK)
         shm_fatal("symmetric heap: %s", shm_status_str(st));
     init_phase("heap set-up");

@@ -10,8 +10,26 @@
 
 #include "core/check.h"
 #include "core/state.h"
+#include "core/team.h"
 
-static inline void shm_rma_check(const char *fn, struct shm_ctx *ctx, int pe)
+/*
+ * The world PE that pe names on ctx: a context made from a team
+ * (shmem_team_create_ctx) numbers PEs within that team (spec: "all
+ * point-to-point routines operating on this context will use team-relative
+ * PE numbering"); every other context numbers them in SHMEM_TEAM_WORLD.
+ */
+static inline int shm_ctx_world_pe(const char *fn, const struct shm_ctx *ctx, int pe)
+{
+    const shm_team_t *t = ctx != NULL ? ctx->team : NULL;
+    if (shm_likely(t == NULL))
+        return pe;
+    if (shm_unlikely((unsigned)pe >= (unsigned)t->n))
+        shm_bad_team_pe(fn, pe, t->n);
+    return shm_team_pe(t, pe);
+}
+
+/* Checks a call on ctx towards pe; returns the world PE. */
+static inline int shm_rma_check(const char *fn, struct shm_ctx *ctx, int pe)
 {
     if (shm_unlikely(shm_state_g.debug)) {
         shm_check_running(fn);
@@ -19,7 +37,9 @@ static inline void shm_rma_check(const char *fn, struct shm_ctx *ctx, int pe)
             shm_bad_addr(fn, NULL, 0, "context (SHMEM_CTX_INVALID)");
         shm_check_ctx_live(fn, ctx);
     }
+    pe = shm_ctx_world_pe(fn, ctx, pe);
     shm_check_pe(fn, pe);
+    return pe;
 }
 
 /*
@@ -34,7 +54,7 @@ shm_rma_xfer(const char *fn, struct shm_ctx *ctx, void *local, const void *remot
              int pe, int nbi, int is_put)
 {
     size_t off;
-    shm_rma_check(fn, ctx, pe);
+    pe = shm_rma_check(fn, ctx, pe);
     /* Zero bytes: no effect, whatever the pointers (the spec allows NULL). */
     if (shm_unlikely(bytes == 0))
         return;

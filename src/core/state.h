@@ -36,6 +36,7 @@ extern struct shm_ctx shm_ctx_default_g;
 
 /* Out of line: messages for misuse (never return). */
 __attribute__((noreturn, cold)) void shm_bad_pe(const char *fn, int pe);
+__attribute__((noreturn, cold)) void shm_bad_team_pe(const char *fn, int pe, int team_n);
 __attribute__((noreturn, cold)) void shm_bad_addr(const char *fn, const void *addr, size_t len,
                                                   const char *what);
 __attribute__((noreturn, cold)) void shm_not_running(const char *fn);

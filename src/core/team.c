@@ -125,6 +125,28 @@ static void predefined_init(shm_team_t *t, int slot, int n, int me, int start, i
     pool.used[slot / 64] |= 1ull << (slot % 64);
 }
 
+/* Sizes of the workspace pool for npes PEs (sets pool's layout fields);
+ * returns its bytes. */
+static size_t pool_layout(int npes)
+{
+    long teams = shm_env_g.TEAMS_MAX < 0 ? 0 : shm_env_g.TEAMS_MAX > 1 << 20 ? 1 << 20 : shm_env_g.TEAMS_MAX;
+    pool.nslots = (int)teams + 2;
+    pool.nmask = (pool.nslots + 63) / 64;
+    pool.words_bytes = round_up((size_t)npes * sizeof(uint64_t), 64);
+    size_t half = shm_env_g.COLL_SCRATCH / 2 / 64 * 64;
+    if (half < 256)
+        half = 256;
+    pool.scratch_half = half;
+    pool.slot_bytes = 3 * pool.words_bytes + 2 * half; /* flags | sizes | sent | scratch */
+    size_t as_bytes = 3 * pool.words_bytes;
+    return (size_t)pool.nslots * pool.slot_bytes + as_bytes;
+}
+
+size_t shm_team_heap_bytes(int npes)
+{
+    return pool_layout(npes);
+}
+
 void shm_team_init(void)
 {
     int npes = shm_state_g.npes, me = shm_state_g.me;
@@ -132,16 +154,7 @@ void shm_team_init(void)
 
     if (shm_env_g.TEAMS_MAX < 0 || shm_env_g.TEAMS_MAX > 1 << 20)
         shm_fatal("SHMEM_TEAMS_MAX=%ld is out of range (0..%d)", shm_env_g.TEAMS_MAX, 1 << 20);
-    pool.nslots = (int)shm_env_g.TEAMS_MAX + 2;
-    pool.nmask = (pool.nslots + 63) / 64;
-    pool.words_bytes = round_up((size_t)npes * sizeof(uint64_t), 64);
-    size_t half = shm_env_g.COLL_SCRATCH / 2 / 64 * 64;
-    if (half < 256)
-        half = 256;
-    pool.scratch_half = half;
-    pool.slot_bytes = 3 * pool.words_bytes + 2 * half;
-    size_t as_bytes = 3 * pool.words_bytes;
-    size_t total = (size_t)pool.nslots * pool.slot_bytes + as_bytes;
+    size_t total = pool_layout(npes);
 
     /* Made in the same order on every PE during init: the same offsets everywhere. */
     char *mem = shm_heap_alloc(total, 64);
@@ -176,7 +189,7 @@ void shm_team_init(void)
                         shm_rt_g.local_peers);
     }
     SHM_INFO(COLL, "team workspaces: %d slots of %zu bytes (scratch 2 x %zu) at heap offset %zu",
-             pool.nslots, pool.slot_bytes, half, pool.base_off);
+             pool.nslots, pool.slot_bytes, pool.scratch_half, pool.base_off);
 }
 
 static void team_free(shm_team_t *t)

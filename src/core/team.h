@@ -68,6 +68,8 @@ extern struct shm_team shm_team_shared_g;
 /* Called once by shm_core_init after the conduit and the heap exist / before they go. */
 void shm_team_init(void);
 void shm_team_fini(void);
+/* Symmetric-heap bytes shm_team_init takes for npes PEs (its workspace pool). */
+size_t shm_team_heap_bytes(int npes);
 
 static inline int shm_team_pe(const shm_team_t *t, int rank)
 {

@@ -14,7 +14,8 @@ trap 'rm -rf "$tmp"' EXIT
 install_prefix "$build" "$tmp/prefix"
 P=$tmp/prefix
 for f in bin/oshcc bin/oshc++ bin/oshcxx bin/oshCC bin/oshrun bin/osh_info include/shmem.h \
-         include/shmemx.h include/mpp/shmem.h include/mpp/shmemx.h include/ofishmem/typelists.h \
+         include/shmemx.h include/pshmem.h include/mpp/shmem.h include/mpp/shmemx.h \
+         include/ofishmem/typelists.h \
          include/ofishmem/cxx_generics.h lib/pkgconfig/ofishmem.pc \
          lib/cmake/ofishmem/ofishmem-config.cmake lib/cmake/ofishmem/ofishmem-config-version.cmake \
          lib/cmake/ofishmem/ofishmem-targets.cmake \

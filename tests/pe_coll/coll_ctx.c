@@ -120,7 +120,7 @@ int main(void)
         shmem_team_t got;
         PE_EXPECT_EQ(shmem_ctx_get_team(c1, &got), 0, "ctx_get_team(team ctx)");
         PE_EXPECT(got == odd, "a team context belongs to its team");
-        shmem_ctx_long_p(c2, &target[6], me, shmem_team_translate_pe(odd, 0, SHMEM_TEAM_WORLD));
+        shmem_ctx_long_p(c2, &target[6], me, 0); // team-relative: the team's PE 0
         shmem_ctx_quiet(c2);
         shmem_ctx_destroy(c2);
         shmem_team_sync(odd);

@@ -10,8 +10,8 @@
 //   - one shared context (options 0), created by the main thread, that all
 //     threads use at once, the same way;
 //   - one SHMEM_CTX_SERIALIZED context per thread made by the main thread
-//     with shmem_team_create_ctx on SHMEM_TEAM_WORLD (collective: threads
-//     may not call it at once on one team) and used by that thread only.
+//     with shmem_team_create_ctx on SHMEM_TEAM_WORLD and used by that
+//     thread only.
 // At the end each PE checks its ticket counter and marks.
 //
 // argv[1]: rounds per context (default 12); argv[2]: contexts per thread,

@@ -41,9 +41,20 @@ static void test_parse_size(void **state)
     assert_int_equal(v, (size_t)3 << 20);
     assert_int_equal(shm_env_parse_size("1KiB", &v), SHM_OK);
     assert_int_equal(v, 1024);
+    /* Decimal values (spec, SHMEM_SYMMETRIC_SIZE): the ceiling of the product. */
+    assert_int_equal(shm_env_parse_size("3.1m", &v), SHM_OK);
+    assert_int_equal(v, 3250586); /* the spec's own example */
+    assert_int_equal(shm_env_parse_size("1.5G", &v), SHM_OK);
+    assert_int_equal(v, (size_t)3 << 29);
+    assert_int_equal(shm_env_parse_size("0.5", &v), SHM_OK);
+    assert_int_equal(v, 1);
+    assert_int_equal(shm_env_parse_size("2.0t", &v), SHM_OK);
+    assert_int_equal(v, (size_t)2 << 40);
+    assert_int_equal(shm_env_parse_size("0.0000001k", &v), SHM_OK);
+    assert_int_equal(v, 1);
 
-    const char *bad[] = {"", "-1", "12x", "k", "1.5G", "1MM", " 1", "99999999999999999999",
-                         "17179869184G"};
+    const char *bad[] = {"", "-1", "12x", "k", "1.5.2G", "1.G", ".5G", "1.", "1MM", " 1",
+                         "99999999999999999999", "17179869184G", "20kk", "1,5G"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         v = 777;
         assert_int_equal(shm_env_parse_size(bad[i], &v), SHM_ERR_ENV);

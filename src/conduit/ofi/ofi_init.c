@@ -42,6 +42,9 @@ typedef struct {
 /* Optional capability sets, tried richest first. */
 enum { HINT_ATOMIC = 0x1, HINT_MSG = 0x2 };
 
+/* Serialises inserting a peer into the AV with binding a new endpoint to it. */
+static pthread_mutex_t av_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static struct fi_info *make_hints(const cdt_config_t *cfg, const char *prov, int want)
 {
     struct fi_info *h = fi_allocinfo();
@@ -197,13 +200,21 @@ shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
     }
     if (ctx->cq == NULL)
         OFI_CHECK(fi_cq_open(cdt_ofi_g.domain, &qattr, &ctx->cq, NULL), "fi_cq_open");
-    OFI_CHECK(fi_ep_bind(ctx->ep, &cdt_ofi_g.av->fid, 0), "fi_ep_bind(av)");
     OFI_CHECK(fi_ep_bind(ctx->ep, &ctx->put_cntr->fid, FI_WRITE), "fi_ep_bind(put counter)");
     OFI_CHECK(fi_ep_bind(ctx->ep, &ctx->get_cntr->fid, FI_READ), "fi_ep_bind(get counter)");
     OFI_CHECK(fi_ep_bind(ctx->ep, &ctx->cq->fid,
                          FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION),
               "fi_ep_bind(cq)");
-    OFI_CHECK(fi_enable(ctx->ep), "fi_enable");
+    /* Binding to the AV and enabling walk the AV's peers (shm maps each into
+     * the new endpoint): not at the same time as another thread inserts a
+     * peer (cdt_ofi_peer_slow), which crashed libfabric's shm (a worker's
+     * first AMO to a PE while other threads made contexts: pe_thread.thread_ctx). */
+    pthread_mutex_lock(&av_lock);
+    int rc = fi_ep_bind(ctx->ep, &cdt_ofi_g.av->fid, 0);
+    if (rc == 0)
+        rc = fi_enable(ctx->ep);
+    pthread_mutex_unlock(&av_lock);
+    OFI_CHECK(rc, "fi_ep_bind(av) + fi_enable");
 
     /* Threads sharing a context would race on the bounce ring and the flush
      * list: they skip both. */
@@ -300,11 +311,11 @@ shm_status_t cdt_connect(void)
  */
 const cdt_ofi_peer_t *cdt_ofi_peer_slow(int pe)
 {
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_t *lock = &av_lock;
     cdt_ofi_peer_t *p = &cdt_ofi_fast_g.peer[pe];
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(lock);
     if (__atomic_load_n(&p->addr1, __ATOMIC_ACQUIRE) != 0) {
-        pthread_mutex_unlock(&lock);
+        pthread_mutex_unlock(lock);
         return p;
     }
     ofi_card_t c;
@@ -324,7 +335,7 @@ const cdt_ofi_peer_t *cdt_ofi_peer_slow(int pe)
     memcpy(p->seg, c.seg, sizeof(c.seg));
     __atomic_store_n(&p->addr1, (uint64_t)fa + 1, __ATOMIC_RELEASE);
     cdt_ofi_g.npeers++;
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(lock);
     return p;
 }
 

@@ -94,6 +94,7 @@ void cdt_ofi_inject_retry(cdt_ctx_t *ctx, ssize_t rc, uint64_t raddr, uint64_t k
                           const void *src, size_t bytes, int pe);
 void cdt_ofi_wait_puts(cdt_ctx_t *ctx);
 void cdt_ofi_wait_gets(cdt_ctx_t *ctx);
+void cdt_ofi_wait_all(cdt_ctx_t *ctx);
 void cdt_ofi_kick_slow(int pe, uint64_t now);
 void cdt_ofi_flush_note(cdt_ctx_t *ctx, int pe);
 void cdt_ofi_flush(cdt_ctx_t *ctx);
@@ -215,8 +216,11 @@ static inline void cdt_quiet(cdt_ctx_t *ctx)
     /* Stores made straight into peers' mapped heaps (direct path, possibly
      * non-temporal inside memcpy) are ordered before whatever follows. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (shm_unlikely(ctx->nflush != 0))
+    if (ctx->nflush != 0) {
+        /* Injected puts: one read per PE written, waited for with them. */
         cdt_ofi_flush(ctx);
+        cdt_ofi_wait_all(ctx);
+    }
     if (__atomic_load_n(&ctx->put_done, __ATOMIC_RELAXED) !=
         __atomic_load_n(&ctx->put_issued, __ATOMIC_RELAXED))
         cdt_ofi_wait_puts(ctx);

@@ -62,6 +62,10 @@ typedef struct {
 
 extern cdt_ofi_fast_t cdt_ofi_fast_g;
 
+/* Bumped by every operation this PE issues (cdt_ofi_issued): the progress
+ * thread stands back while it moves (ofi_progress.c app_polling). */
+extern unsigned cdt_ofi_app_ops_g;
+
 #define CDT_OFI_FLUSH_MAX 32
 
 struct cdt_ctx {
@@ -134,6 +138,9 @@ static inline uint64_t cdt_ofi_now_ns(void)
 static inline void cdt_ofi_issued(cdt_ctx_t *ctx, int pe)
 {
     __atomic_store_n(&ctx->last_pe, pe, __ATOMIC_RELAXED); /* shared contexts: any thread */
+    /* Racy across threads on purpose: the thread only asks "did it move". */
+    __atomic_store_n(&cdt_ofi_app_ops_g, __atomic_load_n(&cdt_ofi_app_ops_g, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
     if (shm_likely(cdt_ofi_fast_g.kick_idx == NULL))
         return;
     unsigned li = cdt_ofi_fast_g.kick_idx[pe];

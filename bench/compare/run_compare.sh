@@ -422,7 +422,7 @@ summary() {
             printf "peer: %d run(s) exited nonzero inside shmem_finalize AFTER printing all their results (Open MPI 4.1 OSHMEM; tolerated)\n", tolerated
         printf "peer: shmem_int_atomic_compare_swap is left out (Open MPI 4.1 smashes its stack); cswap is compared on long\n"
         if (fabric == 1)
-            printf "tcp;ofi_rxm counts fi_inject_write done when sent, before it lands; shmem_quiet must wait until it landed, so ours issues puts delivery-complete: the second tcp put row compares like with like\n"
+            printf "tcp;ofi_rxm counts fi_inject_write done when sent, before it lands; ours injects and shmem_quiet reads 8 B back from each PE written (SHMEM_QUIET_FLUSH), so put+quiet holds a round trip that raw inject+counter does not: the second tcp put row (delivery-complete fi_write) compares like with like; bench/compare/run_inject.sh has the put rate and sockets\n"
         if (failed > 0)
             printf "FAILED runs: %d (see runs.txt and logs/)\n", failed
     }' "$OUT/medians.csv"

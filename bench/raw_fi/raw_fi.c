@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -53,7 +54,8 @@
     X(GET_BW, "get_bw", "bw_MBps", "Bandwidth (MB/s)")                 \
     X(MSG_RATE, "msg_rate", "rate_ops", "Messages/s")                  \
     X(FADD_LAT, "fadd_lat", "lat_us", "Latency (us)")                  \
-    X(ADD_LAT, "add_lat", "lat_us", "Latency (us)")
+    X(ADD_LAT, "add_lat", "lat_us", "Latency (us)")                    \
+    X(ORDER, "order", "late_rounds", "Rounds with a put not landed")
 
 #define RFI_ENUM(id, name, metric, col) RFI_##id,
 typedef enum { RFI_TESTS(RFI_ENUM) RFI_NTESTS } rfi_test_t;
@@ -71,13 +73,20 @@ typedef struct rfi_opts {
     const char *prov;
     double timeout_s;
     int dc;   /* puts with FI_DELIVERY_COMPLETE (fi_writemsg) */
+    int flush; /* put completion also waits for an 8-byte read from the
+                * peer: 1 plain fi_read, 2 fi_readmsg with FI_FENCE */
     int bufs; /* bandwidth tests rotate over this many buffers per side */
 } rfi_opts_t;
 
 /* Lives in a MAP_SHARED page created before fork. */
 typedef struct rfi_shared {
     atomic_int stop;
+    /* order test: the active side raises round after its puts completed;
+     * the passive side checks its slots, counts a late round, answers. */
+    atomic_long round, checked, late;
 } rfi_shared_t;
+
+#define RFI_ORDER_SLOTS 32
 
 /* What each side tells the other at startup. */
 typedef struct rfi_wire {
@@ -242,10 +251,38 @@ static int rfi_wait_cntr(rfi_t *r, struct fid_cntr *c, uint64_t target,
     }
 }
 
+/* --flush: an 8-byte read from the peer (the word after the atomic one). */
+static inline int rfi_flush_read(rfi_t *r)
+{
+    ssize_t rc;
+    char *sink = r->buf + r->data_len + 8;
+    uint64_t raddr = r->rbase + r->data_len + 8;
+    if (r->opt->flush == 2) {
+        struct iovec iov = {.iov_base = sink, .iov_len = 8};
+        struct fi_rma_iov riov = {.addr = raddr, .len = 8, .key = r->rkey};
+        struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &r->desc,
+                                 .iov_count = 1, .addr = r->peer,
+                                 .rma_iov = &riov, .rma_iov_count = 1};
+        RFI_POST(r, rc, fi_readmsg(r->ep, &msg, FI_FENCE), "fi_readmsg(FI_FENCE)");
+    } else {
+        RFI_POST(r, rc, fi_read(r->ep, sink, 8, r->desc, r->peer, raddr, r->rkey, NULL),
+                 "fi_read");
+    }
+    if (rc < 0)
+        return -1;
+    r->get_issued++;
+    return 0;
+}
+
 static inline int rfi_quiet_put(rfi_t *r)
 {
-    return rfi_wait_cntr(r, r->put_cntr, r->put_issued, &r->put_errs,
-                         "put");
+    if (r->opt->flush && rfi_flush_read(r))
+        return -1;
+    if (rfi_wait_cntr(r, r->put_cntr, r->put_issued, &r->put_errs, "put"))
+        return -1;
+    return r->opt->flush ? rfi_wait_cntr(r, r->get_cntr, r->get_issued, &r->get_errs,
+                                         "get (flush)")
+                         : 0;
 }
 
 static inline int rfi_quiet_get(rfi_t *r)
@@ -551,6 +588,55 @@ static int sync_byte(int fd, int rank)
 
 /* ----------------------------------------------------------------- tests */
 
+static rfi_shared_t *shared_g;
+
+/*
+ * The ordering probe: RFI_ORDER_SLOTS puts of 8 bytes (round number) to
+ * consecutive words, then put completion (counter; with --flush a read
+ * behind them), then the round number in shared memory. The passive side,
+ * polling progress and that word, checks its slots as soon as it sees the
+ * round: a slot still old means a put was counted complete before it
+ * landed. Without --flush on tcp;ofi_rxm this is expected to count rounds
+ * (the probe can see the fault); with it, zero if the read is ordered.
+ */
+static int run_order(rfi_t *r, long n)
+{
+    uint64_t *src = (uint64_t *)r->buf;
+    for (long i = 0; i < n; i++) {
+        long round = atomic_load_explicit(&shared_g->round, memory_order_relaxed) + 1;
+        for (int j = 0; j < RFI_ORDER_SLOTS; j++) {
+            src[j] = (uint64_t)round;
+            if (rfi_put(r, 8, (size_t)j * 8))
+                return -1;
+        }
+        if (rfi_quiet_put(r))
+            return -1;
+        atomic_store_explicit(&shared_g->round, round, memory_order_release);
+        rfi_wd_t wd = {0};
+        while (atomic_load_explicit(&shared_g->checked, memory_order_acquire) != round)
+            if (rfi_wd_tick(r, &wd, "waiting for the order check"))
+                return -1;
+            else
+                sched_yield(); /* the checker needs the core */
+    }
+    return 0;
+}
+
+/* Passive side of run_order: check the slots of a newly raised round. */
+static void order_check(rfi_t *r, rfi_shared_t *sh)
+{
+    long round = atomic_load_explicit(&sh->round, memory_order_acquire);
+    if (round == atomic_load_explicit(&sh->checked, memory_order_relaxed))
+        return;
+    const volatile uint64_t *slot = (const volatile uint64_t *)r->buf;
+    for (int j = 0; j < RFI_ORDER_SLOTS; j++)
+        if (slot[j] != (uint64_t)round) {
+            atomic_fetch_add_explicit(&sh->late, 1, memory_order_relaxed);
+            break;
+        }
+    atomic_store_explicit(&sh->checked, round, memory_order_release);
+}
+
 static int run_once(rfi_t *r, rfi_test_t t, size_t size, long n,
                     int64_t *amo_total)
 {
@@ -605,6 +691,8 @@ static int run_once(rfi_t *r, rfi_test_t t, size_t size, long n,
                 return -1;
         *amo_total += n;
         return 0;
+    case RFI_ORDER:
+        return run_order(r, n);
     default:
         return -1;
     }
@@ -616,14 +704,17 @@ static int run_active(rfi_t *r, rfi_test_t t, const bench_args_t *a,
                       int64_t *amo_total)
 {
     size_t lo = a->min_size, hi = a->max_size;
-    if (t == RFI_MSG_RATE || t == RFI_FADD_LAT || t == RFI_ADD_LAT)
+    if (t == RFI_MSG_RATE || t == RFI_FADD_LAT || t == RFI_ADD_LAT || t == RFI_ORDER)
         lo = hi = 8;
 
     char title[160];
-    snprintf(title, sizeof(title), "raw_fi %s (provider %s, %s, inject %zu%s)",
+    snprintf(title, sizeof(title), "raw_fi %s (provider %s, %s, inject %zu%s%s)",
              rfi_tests[t].name, r->info->fabric_attr->prov_name,
              r->virt ? "virtual addresses" : "offsets", r->inject_size,
-             r->opt->dc ? ", delivery-complete puts" : "");
+             r->opt->dc ? ", delivery-complete puts" : "",
+             r->opt->flush == 2   ? ", puts completed by a fenced read"
+             : r->opt->flush == 1 ? ", puts completed by a read"
+                                  : "");
     bench_print_header(title, "Size", rfi_tests[t].col);
 
     for (size_t size = lo; size <= hi; size *= 2) {
@@ -636,6 +727,16 @@ static int run_active(rfi_t *r, rfi_test_t t, const bench_args_t *a,
 
         if (!is_get(t))
             bench_fill(r->buf, size, RFI_PATTERN_SEED);
+        if (t == RFI_ORDER) {
+            /* Every round counts: no warm-up, the figure is the late rounds. */
+            if (run_once(r, t, size, iters, amo_total))
+                return -1;
+            long late = atomic_load(&shared_g->late);
+            printf("# order: %ld of %ld rounds had a put not landed when its "
+                   "completion was seen\n", late, iters);
+            bench_report(a, rfi_tests[t].name, size, rfi_tests[t].metric, (double)late);
+            continue;
+        }
         for (int rep = 0; rep < a->reps; rep++) {
             if (is_get(t))
                 memset(r->buf, 0, size);
@@ -676,6 +777,7 @@ static int run_passive(rfi_t *r, rfi_shared_t *sh)
         if (rfi_progress(r))
             return -1;
         (void)fi_cntr_read(r->put_cntr);
+        order_check(r, sh);
         if ((++spins & 0xfffff) == 0 && getppid() != parent) {
             fprintf(stderr, "raw_fi[1]: parent gone\n");
             return -1;
@@ -701,6 +803,14 @@ static int extra_opt(const char *opt, const char *val, void *ctx)
     }
     if (!strcmp(opt, "--dc")) {
         o->dc = 1;
+        return 1;
+    }
+    if (!strcmp(opt, "--flush")) {
+        o->flush = 1;
+        return 1;
+    }
+    if (!strcmp(opt, "--flush-fence")) {
+        o->flush = 2;
         return 1;
     }
     if (!strcmp(opt, "--bufs") && val) {
@@ -811,11 +921,17 @@ done:
 int main(int argc, char **argv)
 {
     static const char usage[] =
-        "<test> [-p provider] [--dc] [--bufs N] [-t timeout_s] [harness options]";
+        "<test> [-p provider] [--dc] [--flush|--flush-fence] [--bufs N] [-t timeout_s] "
+        "[harness options]";
     static const char extra_help[] =
-        "  tests: put_lat get_lat put_bw get_bw msg_rate fadd_lat add_lat\n"
+        "  tests: put_lat get_lat put_bw get_bw msg_rate fadd_lat add_lat order\n"
         "  -p PROV       libfabric provider (default shm; e.g. \"tcp;ofi_rxm\")\n"
         "  --dc          puts with FI_DELIVERY_COMPLETE (fi_writemsg)\n"
+        "  --flush       put completion also waits for an 8-byte read from the\n"
+        "                peer, issued after the puts (what shmem_quiet does)\n"
+        "  --flush-fence the same read with FI_FENCE\n"
+        "  order: puts, completion, then checks at the target that they all\n"
+        "                landed (prints the late rounds; 0 = ordered)\n"
         "  --bufs N      bandwidth tests: rotate over N buffers on each side\n"
         "                (the working set of N transfers in flight; default 1)\n"
         "  -t SEC        give up on any wait after SEC seconds (default 60)\n";
@@ -847,7 +963,8 @@ int main(int argc, char **argv)
 
     char label[96];
     if (!a.label) {
-        snprintf(label, sizeof(label), "raw:%s%s", o.prov, o.dc ? "+dc" : "");
+        snprintf(label, sizeof(label), "raw:%s%s%s", o.prov, o.dc ? "+dc" : "",
+                 o.flush == 2 ? "+flushf" : o.flush ? "+flush" : "");
         a.label = label;
     }
 
@@ -858,6 +975,10 @@ int main(int argc, char **argv)
         return 1;
     }
     atomic_init(&sh->stop, 0);
+    atomic_init(&sh->round, 0);
+    atomic_init(&sh->checked, 0);
+    atomic_init(&sh->late, 0);
+    shared_g = sh;
 
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {

@@ -18,6 +18,7 @@ typedef struct {
     int native_amo;          /* FI_ATOMIC granted */
     int put_needs_dc;        /* a counted put may not have landed: use FI_DELIVERY_COMPLETE */
     int inject_honours_dc;   /* fi_inject_write respects FI_DELIVERY_COMPLETE */
+    int read_orders_writes;  /* a read completes only after earlier writes on its connection landed */
     int cntr_wait_broken;    /* poll fi_cntr_read, never fi_cntr_wait */
     int needs_target_progress;
     int lazy_connect;
@@ -29,6 +30,10 @@ typedef struct {
     const char *name;        /* provider name as fi_info reports it, e.g. "shm", "tcp;ofi_rxm" */
     int put_needs_dc;        /* -1: unless mr_virt_addr (shm copies through the kernel then) */
     int inject_honours_dc;
+    /* A read returns only after the writes issued before it to the same
+     * peer on the same endpoint have landed (bench/raw_fi order): quiet
+     * may inject puts and read back once per PE written (SHMEM_QUIET_FLUSH). */
+    int read_orders_writes;
     int cntr_wait_broken;
     int needs_target_progress;
     int amo_post_via_fetch;  /* issue non-fetching atomics as fetching ones (ofi_amo.c) */
@@ -84,6 +89,10 @@ void cdt_ofi_kick_pending(cdt_ctx_t *ctx);
 /* Between two polls of a wait that found nothing: yield the core when told
  * to, or once this wait has lasted a while. */
 void cdt_ofi_idle_pause(void);
+/* Threads of this PE inside a wait on their own operations (wait_cntr):
+ * they drive the endpoints themselves, so the progress thread stands back
+ * (ofi_progress.c app_polling). */
+extern unsigned cdt_ofi_app_waiting_g;
 /* Each PE's host name (64 bytes), published at cdt_connect. */
 #define CDT_OFI_HOST_KEY "ofishmem.host"
 

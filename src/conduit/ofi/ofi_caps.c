@@ -37,13 +37,25 @@ static const cdt_ofi_prov_row_t prov_table[] = {
      * connections on demand (pe.connect_demand: all-to-all first contacts
      * at 8 PEs; pe_barrier_sync 4 PEs, SHMEM_YIELD=off). SHMEM_OFI_EAGER_
      * CONNECT=1 still wires every pair up at init (cdt_wireup). */
-    {.name = "tcp;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 0,
-     .needs_target_progress = 1, .lazy_connect = 1},
+    /* read_orders_writes: one connection per endpoint pair, a byte stream
+     * the target handles in order, so a read's answer leaves after the
+     * writes before it were applied. bench/raw_fi order (32 injected 8-byte
+     * puts, completion, then a check at the target): 537/2000 rounds had a
+     * put not yet landed when its counter said done; with an 8-byte read
+     * after the puts, 0/1000 (also 0/1000 with FI_FENCE on the read). */
+    {.name = "tcp;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .read_orders_writes = 1,
+     .cntr_wait_broken = 0, .needs_target_progress = 1, .lazy_connect = 1},
     {.name = "verbs;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 0,
      .needs_target_progress = 1, .lazy_connect = 1},
-    /* sockets: fi_cntr_wait returns +110; own progress thread. */
-    {.name = "sockets", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 1,
-     .needs_target_progress = 0},
+    /* sockets: fi_cntr_wait returns +110; own progress thread. Its writes,
+     * injected ones too, are counted when the target's write-complete answer
+     * comes back (strace: 2 messages per fi_inject_write, the same as a
+     * delivery-complete fi_write), so injects need no read-back:
+     * bench/raw_fi order, 0/1000 rounds late without it (tcp;ofi_rxm: 537/
+     * 2000), and tests/pe quiet_small_oob.sockets. A read-back would double
+     * the messages of put+quiet (4 per put instead of 2). */
+    {.name = "sockets", .put_needs_dc = 1, .inject_honours_dc = 1, .read_orders_writes = 1,
+     .cntr_wait_broken = 1, .needs_target_progress = 0},
 };
 
 static const cdt_ofi_prov_row_t prov_default = {

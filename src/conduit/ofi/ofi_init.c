@@ -124,6 +124,7 @@ static void fill_caps(const cdt_config_t *cfg)
     c->native_amo = (info->caps & FI_ATOMIC) != 0;
     c->put_needs_dc = row->put_needs_dc < 0 ? !c->mr_virt_addr : row->put_needs_dc;
     c->inject_honours_dc = row->inject_honours_dc;
+    c->read_orders_writes = row->read_orders_writes;
     c->cntr_wait_broken = row->cntr_wait_broken;
     c->needs_target_progress = row->needs_target_progress;
     c->lazy_connect = row->lazy_connect;
@@ -132,7 +133,8 @@ static void fill_caps(const cdt_config_t *cfg)
 
     cdt_ofi_fast_g.inject_size = cdt_plan_inject_size(c->inject_size, cfg->inject_size,
                                                       c->put_needs_dc, c->inject_honours_dc);
-    if (cdt_ofi_fast_g.inject_size == 0 && c->put_needs_dc && cfg->quiet_flush) {
+    if (cdt_ofi_fast_g.inject_size == 0 && c->put_needs_dc && c->read_orders_writes &&
+        cfg->quiet_flush) {
         /* Injects land in order with a later read on the same connection:
          * quiet buys their delivery with one read per PE written. */
         cdt_ofi_fast_g.inject_size = cdt_plan_inject_size(c->inject_size, cfg->inject_size, 0, 0);

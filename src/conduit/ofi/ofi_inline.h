@@ -62,6 +62,10 @@ typedef struct {
 
 extern cdt_ofi_fast_t cdt_ofi_fast_g;
 
+/* Bumped by every operation this PE issues (cdt_ofi_issued): the progress
+ * thread stands back while it moves (ofi_progress.c app_polling). */
+extern unsigned cdt_ofi_app_ops_g;
+
 #define CDT_OFI_FLUSH_MAX 32
 
 struct cdt_ctx {
@@ -94,6 +98,7 @@ void cdt_ofi_inject_retry(cdt_ctx_t *ctx, ssize_t rc, uint64_t raddr, uint64_t k
                           const void *src, size_t bytes, int pe);
 void cdt_ofi_wait_puts(cdt_ctx_t *ctx);
 void cdt_ofi_wait_gets(cdt_ctx_t *ctx);
+void cdt_ofi_wait_all(cdt_ctx_t *ctx);
 void cdt_ofi_kick_slow(int pe, uint64_t now);
 void cdt_ofi_flush_note(cdt_ctx_t *ctx, int pe);
 void cdt_ofi_flush(cdt_ctx_t *ctx);
@@ -133,6 +138,9 @@ static inline uint64_t cdt_ofi_now_ns(void)
 static inline void cdt_ofi_issued(cdt_ctx_t *ctx, int pe)
 {
     __atomic_store_n(&ctx->last_pe, pe, __ATOMIC_RELAXED); /* shared contexts: any thread */
+    /* Racy across threads on purpose: the thread only asks "did it move". */
+    __atomic_store_n(&cdt_ofi_app_ops_g, __atomic_load_n(&cdt_ofi_app_ops_g, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
     if (shm_likely(cdt_ofi_fast_g.kick_idx == NULL))
         return;
     unsigned li = cdt_ofi_fast_g.kick_idx[pe];
@@ -215,8 +223,11 @@ static inline void cdt_quiet(cdt_ctx_t *ctx)
     /* Stores made straight into peers' mapped heaps (direct path, possibly
      * non-temporal inside memcpy) are ordered before whatever follows. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (shm_unlikely(ctx->nflush != 0))
+    if (ctx->nflush != 0) {
+        /* Injected puts: one read per PE written, waited for with them. */
         cdt_ofi_flush(ctx);
+        cdt_ofi_wait_all(ctx);
+    }
     if (__atomic_load_n(&ctx->put_done, __ATOMIC_RELAXED) !=
         __atomic_load_n(&ctx->put_issued, __ATOMIC_RELAXED))
         cdt_ofi_wait_puts(ctx);

@@ -58,33 +58,63 @@ void cdt_ofi_inject_retry(cdt_ctx_t *ctx, ssize_t rc, uint64_t raddr, uint64_t k
  * operations completed, and another thread's later one could stand in for
  * ours. So a shared context's waiter waits for all the context's traffic.
  */
+/* One of a wait's counters: complete (1) when it has reached the issued
+ * count read after it; errors counted on it are reported. */
+typedef struct {
+    struct fid_cntr *cntr;
+    uint64_t *issued, *done, *errs;
+    const char *what;
+} wait_one_t;
+
+static int cntr_reached(cdt_ctx_t *ctx, const wait_one_t *w, uint64_t *seen)
+{
+    uint64_t v = fi_cntr_read(w->cntr);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    uint64_t target = __atomic_load_n(w->issued, __ATOMIC_SEQ_CST);
+    *seen += v;
+    if (v >= target) {
+        /* Shared contexts: keep the largest value any thread saw. */
+        uint64_t d = __atomic_load_n(w->done, __ATOMIC_RELAXED);
+        while (d < target && !__atomic_compare_exchange_n(w->done, &d, target, 0,
+                                                             __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            ;
+        return 1;
+    }
+    uint64_t e = fi_cntr_readerr(w->cntr);
+    if (shm_unlikely(e != __atomic_load_n(w->errs, __ATOMIC_RELAXED))) {
+        __atomic_store_n(w->errs, e, __ATOMIC_RELAXED);
+        cdt_ofi_report_cq_error(ctx, w->what);
+    }
+    return 0;
+}
+
+/* Waits for one or two counters at once (a quiet after a read-back waits
+ * for its puts and its reads in one loop, one progress pass per turn). */
+static void wait_cntrs(cdt_ctx_t *ctx, const wait_one_t *w, int n)
+{
+    cdt_ofi_stall_t stall = {0};
+    int left = (1 << n) - 1;
+    __atomic_add_fetch(&cdt_ofi_app_waiting_g, 1, __ATOMIC_RELAXED);
+    for (;;) {
+        uint64_t seen = 0;
+        for (int i = 0; i < n; i++)
+            if ((left & (1 << i)) && cntr_reached(ctx, &w[i], &seen))
+                left &= ~(1 << i);
+        if (left == 0)
+            break;
+        ctx_progress(ctx);
+        cdt_ofi_kick_pending(ctx);
+        cdt_ofi_stall_check(&stall, seen, ctx, w[left & 1 ? 0 : 1].what, -1);
+        cdt_ofi_idle_pause();
+    }
+    __atomic_sub_fetch(&cdt_ofi_app_waiting_g, 1, __ATOMIC_RELAXED);
+}
+
 static void wait_cntr(cdt_ctx_t *ctx, struct fid_cntr *cntr, uint64_t *issued, uint64_t *done,
                       uint64_t *errs, const char *what)
 {
-    cdt_ofi_stall_t stall = {0};
-    for (;;) {
-        uint64_t v = fi_cntr_read(cntr);
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        uint64_t target = __atomic_load_n(issued, __ATOMIC_SEQ_CST);
-        if (v >= target) {
-            /* Shared contexts: keep the largest value any thread saw. */
-            uint64_t d = __atomic_load_n(done, __ATOMIC_RELAXED);
-            while (d < target && !__atomic_compare_exchange_n(done, &d, target, 0,
-                                                                 __ATOMIC_RELAXED,
-                                                                 __ATOMIC_RELAXED))
-                ;
-            return;
-        }
-        uint64_t e = fi_cntr_readerr(cntr);
-        if (shm_unlikely(e != __atomic_load_n(errs, __ATOMIC_RELAXED))) {
-            __atomic_store_n(errs, e, __ATOMIC_RELAXED);
-            cdt_ofi_report_cq_error(ctx, what);
-        }
-        ctx_progress(ctx);
-        cdt_ofi_kick_pending(ctx);
-        cdt_ofi_stall_check(&stall, v, ctx, what, -1);
-        cdt_ofi_idle_pause();
-    }
+    wait_one_t w = {cntr, issued, done, errs, what};
+    wait_cntrs(ctx, &w, 1);
 }
 
 void cdt_ofi_wait_puts(cdt_ctx_t *ctx)
@@ -100,6 +130,15 @@ void cdt_ofi_wait_gets(cdt_ctx_t *ctx)
 void cdt_ofi_wait_gets_for(cdt_ctx_t *ctx, const char *what)
 {
     wait_cntr(ctx, ctx->get_cntr, &ctx->get_issued, &ctx->get_done, &ctx->get_err, what);
+}
+
+void cdt_ofi_wait_all(cdt_ctx_t *ctx)
+{
+    wait_one_t w[2] = {
+        {ctx->put_cntr, &ctx->put_issued, &ctx->put_done, &ctx->put_err, "put"},
+        {ctx->get_cntr, &ctx->get_issued, &ctx->get_done, &ctx->get_err, "get"},
+    };
+    wait_cntrs(ctx, w, 2);
 }
 
 /* A free bounce slot; when all are in flight, drain the context's puts. */

@@ -45,6 +45,12 @@ static void a2a_run(shm_team_t *t, const a2a_t *a, size_t block_bytes)
                       block_bytes >= shm_coll_cfg_g.alltoall_pairwise_min
                   ? SHM_A2A_PAIRWISE
                   : SHM_A2A_LINEAR;
+    /* Entry handshake (coll.h, "back-to-back"): everyone writes into everyone. */
+    shm_coll_quiet();
+    for (int s = 1; s < n; s++)
+        shm_coll_ready_to(t, (me - s + n) % n);
+    for (int s = 1; s < n; s++)
+        shm_coll_wait(t, (me + s) % n);
     if (alg == SHM_A2A_LINEAR) {
         for (int s = 1; s < n; s++)
             a2a_send(t, a, (me + s) % n);

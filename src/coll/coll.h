@@ -169,6 +169,26 @@ static inline void shm_coll_ready_to(shm_team_t *t, int to)
     shm_coll_flag(t, to);
 }
 
+/*
+ * The team's scratch half for the next staged collective (scratch_uses & 1).
+ * A staged collective is one whose every result needs every member's input
+ * (reductions, staged fcollect and alltoall): a PE that starts the
+ * next-but-one is then past the point where everybody finished reading this
+ * half, so two halves are enough whatever runs in between, and no entry
+ * handshake is needed. NULL base for active sets (no scratch).
+ */
+typedef struct {
+    char *base; /* this PE's half */
+    size_t off; /* its heap offset (same on every PE) */
+} shm_coll_half_t;
+
+static inline shm_coll_half_t shm_coll_half_next(shm_team_t *t)
+{
+    size_t h = (size_t)(t->scratch_uses++ & 1) * t->scratch_half;
+    shm_coll_half_t x = {t->scratch + h, t->scratch_off + h};
+    return x;
+}
+
 /* A symmetric buffer as (segment, offset); ends the job naming fn if it is not symmetric. */
 typedef struct {
     int seg;

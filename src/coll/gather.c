@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * fcollect and collect: every PE's block lands straight at its final place
- * in every PE's dest; no staging (so a PE writes a peer's dest only once
- * that peer is in the call: coll.h, "back-to-back").
+ * in every PE's dest (so a PE writes a peer's dest only once that peer is in
+ * the call: coll.h, "back-to-back"), except small linear fcollects, staged
+ * through the team's scratch (no handshake; one local copy).
  *   linear: each PE puts its block to every PE (one step, n-1 puts);
  *   ring:   n-1 steps, each passing one block to the right neighbour
  *           (bandwidth-optimal, for large blocks);
@@ -112,6 +113,31 @@ static void dest_ready(shm_team_t *t, shm_gather_alg_t alg)
     }
 }
 
+/*
+ * Small fcollect, linear: blocks go to the peers' scratch half (coll.h:
+ * staged, so no entry handshake), and each PE copies them into its dest.
+ * Returns 0 (nothing done) when the team has no scratch or it is too small.
+ */
+static int gather_staged(shm_team_t *t, const shm_coll_buf_t *d, size_t nb, const void *src)
+{
+    int n = t->n, me = t->me;
+    if (t->scratch == NULL || nb * (size_t)n > t->scratch_half)
+        return 0;
+    shm_coll_half_t h = shm_coll_half_next(t);
+    shm_coll_buf_t s = {.seg = SHM_SEG_HEAP, .off = h.off, .addr = h.base};
+    for (int k = 1; k < n; k++)
+        shm_coll_put(t, &s, (size_t)me * nb, src, nb, (me + k) % n);
+    shm_coll_quiet();
+    for (int k = 1; k < n; k++)
+        shm_coll_flag(t, (me + k) % n);
+    for (int k = 1; k < n; k++)
+        shm_coll_wait(t, (me - k + n) % n);
+    for (int r = 0; r < n; r++)
+        if (r != me)
+            memcpy(d->addr + (size_t)r * nb, h.base + (size_t)r * nb, nb);
+    return 1;
+}
+
 /* entered: every member is known to be in this call already (collect, after
  * the sizes exchange), so no entry handshake is needed. */
 static void gather_run(shm_team_t *t, shm_gather_alg_t alg, const shm_coll_buf_t *d,
@@ -131,6 +157,8 @@ static void gather_run(shm_team_t *t, shm_gather_alg_t alg, const shm_coll_buf_t
         else
             alg = SHM_GATHER_BRUCK;
     }
+    if (alg == SHM_GATHER_LINEAR && !entered && !b->off && gather_staged(t, d, b->nb, src))
+        return;
     if (!entered)
         dest_ready(t, alg);
     switch (alg) {

@@ -18,7 +18,8 @@
 // Teams: world and two splits (coll_test.h). Then the same for the
 // deprecated active-set forms on all PEs, alternating two static pSync
 // arrays as the spec asks.
-// argv[1] picks the algorithm set (coll_test.h), argv[2] the iterations.
+// argv[1] picks the algorithm set (coll_test.h), argv[2] the iterations,
+// argv[3] "teams" or "asets" runs only that part.
 #include "coll_test.h"
 
 #define NSIZES 3
@@ -242,6 +243,8 @@ int main(int argc, char **argv)
     const char *set = argc > 1 ? argv[1] : "auto";
     if (argc > 2)
         iters = atol(argv[2]);
+    const char *part = argc > 3 ? argv[3] : "all";
+    int teams = strcmp(part, "asets") != 0, asets = strcmp(part, "teams") != 0;
     coll_set_algorithms(set);
     for (int i = 0; i < PSYNC_SIZE; i++)
         psync[0][i] = psync[1][i] = SHMEM_SYNC_VALUE;
@@ -260,7 +263,7 @@ int main(int argc, char **argv)
     pe_step("making team shapes");
     int k = coll_make_shapes(shapes);
     // world, strided (odd PEs) and reversed: the 2-D splits add nothing here.
-    for (int i = 0; i < k && i < 3; i++) {
+    for (int i = 0; teams && i < k && i < 3; i++) {
         shmem_barrier_all();
         if (shapes[i].team == SHMEM_TEAM_INVALID)
             continue;
@@ -269,7 +272,8 @@ int main(int argc, char **argv)
         run_team(shapes[i].team, name);
     }
     shmem_barrier_all();
-    run_active_set();
+    if (asets)
+        run_active_set();
     shmem_barrier_all();
     coll_free_shapes(shapes, k);
     shmem_free(dst);

@@ -4,6 +4,8 @@
  *   linear:   all n-1 blocks in flight at once, then one flag to each PE;
  *   pairwise: n-1 steps; in step s, send to me+s and wait for me-s, so
  *             each PE has one block in flight per step (large blocks).
+ *   staged:   linear through the peers' scratch, for small contiguous blocks
+ *             (no entry handshake: coll.h), then a local copy into dest.
  * The staggered order (me+1, me+2, ...) keeps PEs from all hitting one target.
  */
 #include "coll/coll.h"
@@ -33,6 +35,34 @@ static void a2a_send(shm_team_t *t, const a2a_t *a, int to)
     }
 }
 
+/*
+ * Small contiguous alltoall, linear: my block for rank r goes to r's scratch
+ * half at my place (coll.h: staged, so no entry handshake), and each PE
+ * copies the blocks into its dest. Returns 0 when the scratch cannot hold them.
+ */
+static int a2a_staged(shm_team_t *t, const a2a_t *a)
+{
+    int n = t->n, me = t->me;
+    size_t nb = a->block;
+    if (t->scratch == NULL || nb * (size_t)n > t->scratch_half)
+        return 0;
+    shm_coll_half_t h = shm_coll_half_next(t);
+    shm_coll_buf_t s = {.seg = SHM_SEG_HEAP, .off = h.off, .addr = h.base};
+    for (int k = 1; k < n; k++) {
+        int to = (me + k) % n;
+        shm_coll_put(t, &s, (size_t)me * nb, a->src + (size_t)to * nb, nb, to);
+    }
+    shm_coll_quiet();
+    for (int k = 1; k < n; k++)
+        shm_coll_flag(t, (me + k) % n);
+    for (int k = 1; k < n; k++)
+        shm_coll_wait(t, (me - k + n) % n);
+    for (int r = 0; r < n; r++)
+        if (r != me)
+            memcpy(a->d->addr + (size_t)r * nb, h.base + (size_t)r * nb, nb);
+    return 1;
+}
+
 static void a2a_run(shm_team_t *t, const a2a_t *a, size_t block_bytes)
 {
     int n = t->n, me = t->me;
@@ -45,6 +75,14 @@ static void a2a_run(shm_team_t *t, const a2a_t *a, size_t block_bytes)
                       block_bytes >= shm_coll_cfg_g.alltoall_pairwise_min
                   ? SHM_A2A_PAIRWISE
                   : SHM_A2A_LINEAR;
+    if (alg == SHM_A2A_LINEAR && a->dst == 0 && a2a_staged(t, a))
+        return;
+    /* Entry handshake (coll.h, "back-to-back"): everyone writes into everyone. */
+    shm_coll_quiet();
+    for (int s = 1; s < n; s++)
+        shm_coll_ready_to(t, (me - s + n) % n);
+    for (int s = 1; s < n; s++)
+        shm_coll_wait(t, (me + s) % n);
     if (alg == SHM_A2A_LINEAR) {
         for (int s = 1; s < n; s++)
             a2a_send(t, a, (me + s) % n);

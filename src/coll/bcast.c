@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Broadcast: data goes straight into the receivers' dest (the spec has it
- * ready on every PE before anyone calls), then a flag.
+ * Broadcast: data goes straight into the receivers' dest, then a flag; a
+ * receiver says it has entered the call first (coll.h, "back-to-back").
  *   linear: the root puts to every PE (one step; the root sends n-1 copies);
  *   tree:   binomial tree rooted at the root (ceil(log2 n) steps), in
  *           segments of SHMEM_BCAST_SEGMENT bytes so that a PE forwards
@@ -14,9 +14,13 @@ static void bcast_linear(shm_team_t *t, const shm_coll_buf_t *d, const void *src
 {
     int n = t->n;
     if (t->me != root) {
+        shm_coll_quiet();
+        shm_coll_ready_to(t, root);
         shm_coll_wait(t, root);
         return;
     }
+    for (int s = 1; s < n; s++)
+        shm_coll_wait(t, (root + s) % n); /* its dest is free */
     for (int s = 1; s < n; s++)
         shm_coll_put(t, d, 0, src, bytes, (root + s) % n);
     shm_coll_quiet();
@@ -36,6 +40,14 @@ static void bcast_tree(shm_team_t *t, const shm_coll_buf_t *d, const void *src, 
         top *= 2;
     size_t seg = shm_coll_cfg_g.bcast_segment;
     const char *from = v ? d->addr : (const char *)src;
+
+    if (parent >= 0) {
+        shm_coll_quiet();
+        shm_coll_ready_to(t, parent);
+    }
+    for (int m = top; m >= 1; m >>= 1)
+        if (m < low && v + m < n)
+            shm_coll_wait(t, (v + m + root) % n); /* the child's dest is free */
 
     for (size_t off = 0; off < bytes; off += seg) {
         size_t len = bytes - off < seg ? bytes - off : seg;

@@ -150,6 +150,45 @@ static inline void shm_coll_quiet(void)
     cdt_quiet(shm_coll_cdt());
 }
 
+/*
+ * Back-to-back calls on the same dest. The algorithms that put straight
+ * into the user's dest (broadcast, fcollect, alltoall[s]) must not write a
+ * peer's dest before that peer has entered the call: until then it may still
+ * be finishing the previous call on the same buffer, or reading its result
+ * (the spec lets a PE start the next collective "without any other
+ * intervening synchronization"). So on entry each PE tells every rank that
+ * will write into its dest that it is here (shm_coll_ready_to), then waits
+ * for the same word from every rank it will write into (shm_coll_wait).
+ * Readies go before any other message of the call, in both directions, so
+ * each pair's messages are consumed in the order they were sent. The
+ * caller quiets once before the readies: the previous call's last flags may
+ * still be in flight on the same flag words.
+ */
+static inline void shm_coll_ready_to(shm_team_t *t, int to)
+{
+    shm_coll_flag(t, to);
+}
+
+/*
+ * The team's scratch half for the next staged collective (scratch_uses & 1).
+ * A staged collective is one whose every result needs every member's input
+ * (reductions, staged fcollect and alltoall): a PE that starts the
+ * next-but-one is then past the point where everybody finished reading this
+ * half, so two halves are enough whatever runs in between, and no entry
+ * handshake is needed. NULL base for active sets (no scratch).
+ */
+typedef struct {
+    char *base; /* this PE's half */
+    size_t off; /* its heap offset (same on every PE) */
+} shm_coll_half_t;
+
+static inline shm_coll_half_t shm_coll_half_next(shm_team_t *t)
+{
+    size_t h = (size_t)(t->scratch_uses++ & 1) * t->scratch_half;
+    shm_coll_half_t x = {t->scratch + h, t->scratch_off + h};
+    return x;
+}
+
 /* A symmetric buffer as (segment, offset); ends the job naming fn if it is not symmetric. */
 typedef struct {
     int seg;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * fcollect and collect: every PE's block lands straight at its final place
- * in every PE's dest; no staging.
+ * in every PE's dest (so a PE writes a peer's dest only once that peer is in
+ * the call: coll.h, "back-to-back"), except small linear fcollects, staged
+ * through the team's scratch (no handshake; one local copy).
  *   linear: each PE puts its block to every PE (one step, n-1 puts);
  *   ring:   n-1 steps, each passing one block to the right neighbour
  *           (bandwidth-optimal, for large blocks);
@@ -82,8 +84,64 @@ static void gather_bruck(shm_team_t *t, const shm_coll_buf_t *d, const blocks_t 
     }
 }
 
+/*
+ * Entry handshake (coll.h, "back-to-back"): every rank that writes into my
+ * dest learns that I am in the call, and I wait until every rank I write
+ * into is in it.
+ */
+static void dest_ready(shm_team_t *t, shm_gather_alg_t alg)
+{
+    int n = t->n, me = t->me;
+    shm_coll_quiet();
+    switch (alg) {
+    case SHM_GATHER_LINEAR:
+        for (int s = 1; s < n; s++)
+            shm_coll_ready_to(t, (me - s + n) % n);
+        for (int s = 1; s < n; s++)
+            shm_coll_wait(t, (me + s) % n);
+        break;
+    case SHM_GATHER_RING:
+        shm_coll_ready_to(t, (me - 1 + n) % n);
+        shm_coll_wait(t, (me + 1) % n);
+        break;
+    default:
+        for (int dist = 1; dist < n; dist <<= 1)
+            shm_coll_ready_to(t, (me - dist + n) % n);
+        for (int dist = 1; dist < n; dist <<= 1)
+            shm_coll_wait(t, (me + dist) % n);
+        break;
+    }
+}
+
+/*
+ * Small fcollect, linear: blocks go to the peers' scratch half (coll.h:
+ * staged, so no entry handshake), and each PE copies them into its dest.
+ * Returns 0 (nothing done) when the team has no scratch or it is too small.
+ */
+static int gather_staged(shm_team_t *t, const shm_coll_buf_t *d, size_t nb, const void *src)
+{
+    int n = t->n, me = t->me;
+    if (t->scratch == NULL || nb * (size_t)n > t->scratch_half)
+        return 0;
+    shm_coll_half_t h = shm_coll_half_next(t);
+    shm_coll_buf_t s = {.seg = SHM_SEG_HEAP, .off = h.off, .addr = h.base};
+    for (int k = 1; k < n; k++)
+        shm_coll_put(t, &s, (size_t)me * nb, src, nb, (me + k) % n);
+    shm_coll_quiet();
+    for (int k = 1; k < n; k++)
+        shm_coll_flag(t, (me + k) % n);
+    for (int k = 1; k < n; k++)
+        shm_coll_wait(t, (me - k + n) % n);
+    for (int r = 0; r < n; r++)
+        if (r != me)
+            memcpy(d->addr + (size_t)r * nb, h.base + (size_t)r * nb, nb);
+    return 1;
+}
+
+/* entered: every member is known to be in this call already (collect, after
+ * the sizes exchange), so no entry handshake is needed. */
 static void gather_run(shm_team_t *t, shm_gather_alg_t alg, const shm_coll_buf_t *d,
-                       const blocks_t *b, const void *src, size_t total)
+                       const blocks_t *b, const void *src, size_t total, int entered)
 {
     int me = t->me;
     /* Own block first: the ring and bruck forward it from dest. */
@@ -99,6 +157,10 @@ static void gather_run(shm_team_t *t, shm_gather_alg_t alg, const shm_coll_buf_t
         else
             alg = SHM_GATHER_BRUCK;
     }
+    if (alg == SHM_GATHER_LINEAR && !entered && !b->off && gather_staged(t, d, b->nb, src))
+        return;
+    if (!entered)
+        dest_ready(t, alg);
     switch (alg) {
     case SHM_GATHER_LINEAR: gather_linear(t, d, b, src); break;
     case SHM_GATHER_RING: gather_ring(t, d, b); break;
@@ -113,7 +175,7 @@ void shm_coll_fcollect(const char *fn, shm_team_t *t, void *dest, const void *sr
     size_t total = bytes * (size_t)t->n;
     shm_coll_buf_t d = shm_coll_sym(fn, dest, total, "destination");
     blocks_t b = {.nb = bytes};
-    gather_run(t, shm_coll_cfg_g.fcollect, &d, &b, src, total);
+    gather_run(t, shm_coll_cfg_g.fcollect, &d, &b, src, total, 0);
 }
 
 /* Sizes of every rank's block into sz[] (rank order). */
@@ -124,7 +186,9 @@ static void sizes_exchange(shm_team_t *t, size_t mine, size_t *sz)
         uint64_t v = mine;
         shm_coll_buf_t d = {.seg = SHM_SEG_HEAP, .off = t->sizes_off, .addr = (char *)t->sizes};
         blocks_t b = {.nb = sizeof(uint64_t)};
-        gather_run(t, shm_coll_cfg_g.collect, &d, &b, &v, (size_t)n * sizeof(uint64_t));
+        /* Team workspace: a PE ahead writes the next call's sizes only after
+         * every member read these (see shm_coll_collect). */
+        gather_run(t, shm_coll_cfg_g.collect, &d, &b, &v, (size_t)n * sizeof(uint64_t), 1);
         for (int r = 0; r < n; r++)
             sz[r] = t->sizes[r];
         return;
@@ -172,7 +236,9 @@ void shm_coll_collect(const char *fn, shm_team_t *t, void *dest, const void *src
     if (total)
         d = shm_coll_sym(fn, dest, total, "destination");
     blocks_t b = {.off = off, .len = sz};
-    gather_run(t, shm_coll_cfg_g.collect, &d, &b, src, total);
+    /* With more than one PE, the sizes exchange has shown every member to be
+     * in this call: their dests are free. */
+    gather_run(t, shm_coll_cfg_g.collect, &d, &b, src, total, 1);
     if (sz != stack_sz)
         free(sz);
 }

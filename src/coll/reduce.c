@@ -35,16 +35,11 @@ static size_t region_bytes(const shm_team_t *t, int regions)
     return r;
 }
 
-typedef struct {
-    char *base;  /* this PE's half */
-    size_t off;  /* its heap offset (same on every PE) */
-} half_t;
+typedef shm_coll_half_t half_t;
 
 static half_t half_next(shm_team_t *t)
 {
-    size_t h = (size_t)(t->scratch_uses++ & 1) * t->scratch_half;
-    half_t x = {t->scratch + h, t->scratch_off + h};
-    return x;
+    return shm_coll_half_next(t);
 }
 
 static void put_region(shm_team_t *t, const half_t *h, size_t region_off, const void *src,

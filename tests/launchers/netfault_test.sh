@@ -174,10 +174,17 @@ finish_job() {
 # expect_clean: no process of the job left, no /dev/shm file of theirs,
 # nothing in TMPDIR.
 expect_clean() {
-    local p left=() f
-    # Everything in the two namespaces belongs to the job.
-    for p in $(ip netns pids "$NSA") $(ip netns pids "$NSB"); do
-        left+=("$p:$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)")
+    local p left=() f i
+    # Everything in the two namespaces belongs to the job. A PE that is
+    # still being torn down when mpirun returns (seen in CI: an empty
+    # cmdline, the process exiting) gets 3 s to be gone.
+    for i in $(seq 60); do
+        left=()
+        for p in $(ip netns pids "$NSA") $(ip netns pids "$NSB"); do
+            left+=("$p:$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)")
+        done
+        [ ${#left[@]} -eq 0 ] && break
+        sleep 0.05
     done
     for p in $(sort -u "$W/pids"); do
         for f in /dev/shm/"$p":*; do

@@ -7,12 +7,18 @@
  * piece is one provider transfer (fragmented by the RMA engine, all in
  * flight) or one entry of a process_vm_readv/writev batch (same host).
  */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "core/log.h"
 #include "rpc/rpc.h"
+
+static int peer_dead_now(orpc_t *r, orpc_peer_t *p);
 
 static int refuse(orpc_t *r, int rc, const char *why)
 {
@@ -329,6 +335,8 @@ static int bulk_issue_v(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off,
     if (rc == ORPC_OK) {
         r->st.bulk_bytes += len;
     } else {
+        if (rc == ORPC_EFABRIC && peer_dead_now(r, c->peer))
+            rc = ORPC_EPEER; /* refused at once: tcp;ofi_rxm on a dead client's connection */
         r->st.bulk_errors++;
         c->bulk_err = rc;
     }
@@ -345,32 +353,141 @@ static int bulk_issue(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off, voi
     return bulk_issue_v(c, d, off, &one, 1, is_get);
 }
 
+/* Process pid has exited: no such process, or a zombie not yet reaped. */
+static int pid_gone(int pid)
+{
+    if (kill(pid, 0) != 0)
+        return errno == ESRCH;
+    char path[40], st[256];
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    size_t n = fread(st, 1, sizeof(st) - 1, f);
+    fclose(f);
+    st[n] = '\0';
+    const char *e = strrchr(st, ')'); /* the name may hold spaces and parentheses */
+    return e != NULL && e[1] == ' ' && (e[2] == 'Z' || e[2] == 'X');
+}
+
+/* A ping to p is out (its completion not yet in). */
+static int ping_out(orpc_t *r, const orpc_peer_t *p)
+{
+    for (int i = 0; i < RPC_NCTL; i++)
+        if (r->ctl[i].busy && r->ctl[i].peer == p)
+            return 1;
+    return 0;
+}
+
+/*
+ * A transfer failed (the provider's error): was it that the client died?
+ * A same-host one by its pid; else a ping, whose completion (or failure) is
+ * waited for a short while. Lock held.
+ */
+static int peer_dead_now(orpc_t *r, orpc_peer_t *p)
+{
+    if (p == NULL)
+        return 0;
+    if (p->failed || p->sq_gone)
+        return 1;
+    int pid = cdt_msg_peer_pid(r->ep, p->addr, p->alen);
+    if (pid > 0) {
+        /* The provider's error can come while the process is still exiting
+         * (its memory gone first): give it a moment to become a zombie. */
+        for (int i = 0; i < 100; i++) {
+            if (pid_gone(pid))
+                return p->failed = 1;
+            rpc_unlock(r);
+            usleep(1000);
+            rpc_lock(r);
+        }
+        return 0;
+    }
+    if (rpc_ctl_send(r, p, RPC_T_PING, 0, 0, r->auth) == ORPC_EPEER)
+        return p->failed = 1;
+    uint64_t until = rpc_now_ns() + RPC_BULK_PROBE_NS;
+    rpc_idle_t idle = RPC_IDLE_INIT;
+    while (ping_out(r, p) && !p->failed && rpc_now_ns() < until) {
+        if (rpc_harvest(r) > 0)
+            continue;
+        rpc_unlock(r);
+        rpc_idle(&idle);
+        rpc_lock(r);
+    }
+    return p->failed;
+}
+
+/*
+ * A client that dies during a transfer reports nothing on its own: tcp;ofi_rxm
+ * gives no error for RMA on a reset connection, and libfabric shm none for a
+ * dead process. So a transfer that waits is checked every RPC_BULK_PROBE_NS:
+ * a same-host (pid-named) peer by its pid, any peer by a ping, whose send
+ * fails at once (or with an error completion) on a dead peer's connection.
+ */
+int rpc_bulk_peer_lost(orpc_t *r, struct orpc_call *c, uint64_t now)
+{
+    orpc_peer_t *p = c->peer;
+    if (p == NULL)
+        return 0;
+    if (p->failed || p->sq_gone)
+        return 1;
+    if (c->bulk_probe_ns == 0 || now < c->bulk_probe_ns) {
+        if (c->bulk_probe_ns == 0)
+            c->bulk_probe_ns = now + RPC_BULK_PROBE_NS;
+        return 0;
+    }
+    c->bulk_probe_ns = now + RPC_BULK_PROBE_NS;
+    int pid = cdt_msg_peer_pid(r->ep, p->addr, p->alen);
+    if (pid > 0 && pid_gone(pid)) {
+        SHM_DEBUG(RPC, "bulk transfer waits on process %d, which is gone", pid);
+        p->failed = 1;
+        return 1;
+    }
+    if (!ping_out(r, p) && rpc_ctl_send(r, p, RPC_T_PING, 0, 0, r->auth) == ORPC_EPEER) {
+        SHM_DEBUG(RPC, "bulk transfer waits on a peer whose connection is gone");
+        p->failed = 1;
+    }
+    return p->failed;
+}
+
 /*
  * Waits for this call's fragments only (each reports to the CQ), so a
- * transfer to a dead peer holds up nobody else. Past the descriptors'
- * deadline plus a grace the peer is given up: the call answers EPEER and is
- * kept aside (a zombie) until the provider ends its transfers.
+ * transfer to a dead peer holds up nobody else. A dead client (found by
+ * rpc_bulk_peer_lost, within about 2 x RPC_BULK_PROBE_NS), or one silent
+ * past the descriptors' deadline plus a grace, is given up: the call answers
+ * EPEER and is kept aside (a zombie) until the provider ends its transfers.
  */
 int rpc_bulk_wait_locked(orpc_t *r, struct orpc_call *c)
 {
     rpc_idle_t idle = RPC_IDLE_INIT;
     while (c->bulk_done < c->bulk_issued) {
-        if (rpc_harvest(r) > 0) {
-            rpc_idle_reset(&idle);
-            continue;
-        }
-        if (rpc_now_ns() > c->bulk_deadline + RPC_BULK_GRACE_NS) {
-            SHM_DEBUG(RPC, "bulk transfers of a call overran their deadline: peer given up");
+        /* Checked on every turn: other clients' traffic must not hide it. */
+        int busy = rpc_harvest(r) > 0;
+        if (c->bulk_done >= c->bulk_issued)
+            break;
+        uint64_t now = rpc_now_ns();
+        int lost = rpc_bulk_peer_lost(r, c, now);
+        if (lost || now > c->bulk_deadline + RPC_BULK_GRACE_NS) {
+            if (!lost)
+                SHM_DEBUG(RPC, "bulk transfers of a call overran their deadline: peer given up");
             c->peer->failed = 1;
+            c->bulk_probe_ns = 0;
             r->st.bulk_errors++;
             return c->bulk_err = ORPC_EPEER;
+        }
+        if (busy) {
+            rpc_idle_reset(&idle);
+            continue;
         }
         rpc_unlock(r);
         rpc_idle(&idle);
         rpc_lock(r);
     }
+    c->bulk_probe_ns = 0;
     int rc = c->bulk_err;
     c->bulk_err = 0;
+    if (rc == ORPC_EFABRIC && peer_dead_now(r, c->peer))
+        rc = ORPC_EPEER;
     return rc;
 }
 
@@ -422,10 +539,15 @@ RPC_EXPORT int orpc_bulk_test(orpc_call_t *c)
     int rc = ORPC_EAGAIN;
     if (c->bulk_done < c->bulk_issued)
         rpc_harvest(r);
+    uint64_t now;
     if (c->bulk_done >= c->bulk_issued) {
         rc = c->bulk_err;
         c->bulk_err = 0;
-    } else if (rpc_now_ns() > c->bulk_deadline + RPC_BULK_GRACE_NS) {
+        c->bulk_probe_ns = 0;
+        if (rc == ORPC_EFABRIC && peer_dead_now(r, c->peer))
+            rc = ORPC_EPEER;
+    } else if (rpc_bulk_peer_lost(r, c, now = rpc_now_ns()) ||
+               now > c->bulk_deadline + RPC_BULK_GRACE_NS) {
         c->peer->failed = 1;
         rc = ORPC_EPEER;
     }

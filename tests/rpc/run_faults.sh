@@ -12,7 +12,9 @@
 # client_*: a client (rpc_faults victim_*) has the server pull from / push
 #   into its 16 MiB buffer in a loop and is SIGKILLed by this script with a
 #   transfer in flight, while a second client (bystander) makes checked echo
-#   calls, before, during and after. The server's transfer must fail with
+#   calls, before, during and after (_late: killed before the transfer
+#   starts; client_stopped: SIGSTOPped 2 s first, which must not fail the
+#   transfer, then killed). The server's transfer must fail with
 #   ORPC_EPEER within CLIENT_BOUND_MS (2000) of the kill, be counted in
 #   bulk_errors, its call slot freed; every bystander call must succeed.
 # Every process started here is reaped (procs.sh); libfabric shm's region
@@ -84,10 +86,13 @@ server_call | server_pull | server_push)
   client stop >/dev/null || fail "stop the restarted server"
   wait "$SRV_PID" || fail "restarted server exited with $?"
   ;;
-client_pull | client_push | client_pull_late | client_push_late)
+client_pull | client_push | client_pull_late | client_push_late | client_stopped)
   kind=${SC#client_}
-  delay=0
-  case $kind in *_late) kind=${kind%_late}; delay=1500 ;; esac
+  delay=0 stop=0
+  case $kind in
+    *_late) kind=${kind%_late}; delay=1500 ;;
+    stopped) kind=pull; stop=1 ;;
+  esac
   BOUND=${CLIENT_BOUND_MS:-2000}
   # The server is single-threaded: a bystander's call that comes while the
   # handler pulls waits for it (the loop until the kill, then the detection).
@@ -104,6 +109,16 @@ client_pull | client_push | client_pull_late | client_push_late)
   for _ in $(seq 400); do grep -q "$started" "$W/server.log" && break; sleep 0.025; done
   grep -q "$started" "$W/server.log" || fail "the server's bulk $kind loop did not start"
   [ "$delay" = 0 ] && sleep 0.2
+  if [ "$stop" = 1 ]; then
+    # Alive but stalled (SIGSTOP, 2 s: four liveness checks): the transfer
+    # must wait, not fail; it goes on after SIGCONT.
+    kill -STOP "$V_PID"
+    sleep 2
+    grep -q "bulk $kind loop ended" "$W/server.log" && fail "a stopped (live) client was given up: $(grep 'loop ended' "$W/server.log")"
+    kill -CONT "$V_PID"
+    sleep 0.5
+    grep -q "bulk $kind loop ended" "$W/server.log" && fail "a stopped (live) client was given up: $(grep 'loop ended' "$W/server.log")"
+  fi
   t_kill=$(date +%s%3N)
   kill -KILL "$V_PID"
   wait "$V_PID" 2>/dev/null

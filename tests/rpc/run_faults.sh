@@ -96,7 +96,7 @@ client_pull | client_push | client_pull_late | client_push_late | client_stopped
   BOUND=${CLIENT_BOUND_MS:-2000}
   # The server is single-threaded: a bystander's call that comes while the
   # handler pulls waits for it (the loop until the kill, then the detection).
-  BY_TIMEOUT_MS=${BY_TIMEOUT_MS:-5000}
+  BY_TIMEOUT_MS=${BY_TIMEOUT_MS:-8000}
   start_server
   timeout 60 "$BIN/rpc_faults" "$W/srv.addr" "$W/srv.key" bystander "$BY_TIMEOUT_MS" 6 >"$W/by.log" 2>&1 &
   BY_PID=$!; PIDS+=("$BY_PID")
@@ -145,6 +145,8 @@ client_pull | client_push | client_pull_late | client_push_late | client_stopped
   srv=$(grep "^server: requests" "$W/server.log" | tail -1)
   errs=$(echo "$srv" | sed -n 's/.*bulk-errors \([0-9]*\).*/\1/p')
   [ "${errs:-0}" -ge 1 ] || fail "bulk_errors not counted: $srv"
+  live=$(echo "$srv" | sed -n 's/.*live-calls \([0-9]*\).*/\1/p')
+  [ "${live:-1}" = 0 ] || fail "the dead client's call was not freed: $srv"
   echo "client killed $([ "$delay" = 0 ] && echo during || echo before) a bulk $kind: the server's transfer failed $took ms after the kill ($line); $(tail -2 "$W/by.log" | head -1); server: $srv"
   ;;
 *) echo "unknown scenario $SC"; exit 2 ;;

@@ -370,19 +370,10 @@ static int pid_gone(int pid)
     return e != NULL && e[1] == ' ' && (e[2] == 'Z' || e[2] == 'X');
 }
 
-/* A ping to p is out (its completion not yet in). */
-static int ping_out(orpc_t *r, const orpc_peer_t *p)
-{
-    for (int i = 0; i < RPC_NCTL; i++)
-        if (r->ctl[i].busy && r->ctl[i].peer == p)
-            return 1;
-    return 0;
-}
-
 /*
  * A transfer failed (the provider's error): was it that the client died?
- * A same-host one by its pid; else a ping, whose completion (or failure) is
- * waited for a short while. Lock held.
+ * Known for a same-host (pid-named) client only, by its pid; lock held.
+ * Elsewhere the provider's ORPC_EFABRIC stands.
  */
 static int peer_dead_now(orpc_t *r, orpc_peer_t *p)
 {
@@ -391,38 +382,27 @@ static int peer_dead_now(orpc_t *r, orpc_peer_t *p)
     if (p->failed || p->sq_gone)
         return 1;
     int pid = cdt_msg_peer_pid(r->ep, p->addr, p->alen);
-    if (pid > 0) {
-        /* The provider's error can come while the process is still exiting
-         * (its memory gone first): give it a moment to become a zombie. */
-        for (int i = 0; i < 100; i++) {
-            if (pid_gone(pid))
-                return p->failed = 1;
-            rpc_unlock(r);
-            usleep(1000);
-            rpc_lock(r);
-        }
+    if (pid <= 0)
         return 0;
-    }
-    if (rpc_ctl_send(r, p, RPC_T_PING, 0, 0, r->auth) == ORPC_EPEER)
-        return p->failed = 1;
-    uint64_t until = rpc_now_ns() + RPC_BULK_PROBE_NS;
-    rpc_idle_t idle = RPC_IDLE_INIT;
-    while (ping_out(r, p) && !p->failed && rpc_now_ns() < until) {
-        if (rpc_harvest(r) > 0)
-            continue;
+    /* The provider's error can come while the process is still exiting
+     * (its memory gone first): give it a moment to become a zombie. */
+    for (int i = 0; i < 100; i++) {
+        if (pid_gone(pid))
+            return p->failed = 1;
         rpc_unlock(r);
-        rpc_idle(&idle);
+        usleep(1000);
         rpc_lock(r);
     }
-    return p->failed;
+    return 0;
 }
 
 /*
- * A client that dies during a transfer reports nothing on its own: tcp;ofi_rxm
- * gives no error for RMA on a reset connection, and libfabric shm none for a
- * dead process. So a transfer that waits is checked every RPC_BULK_PROBE_NS:
- * a same-host (pid-named) peer by its pid, any peer by a ping, whose send
- * fails at once (or with an error completion) on a dead peer's connection.
+ * A client that dies during a transfer mostly makes the provider report an
+ * error (shm: the copy from a dead process fails; tcp;ofi_rxm: the reset
+ * connection), but not always. So a transfer that waits checks a same-host
+ * (pid-named) client's pid every RPC_BULK_PROBE_NS. (A ping was tried for
+ * other providers: on tcp;ofi_rxm a send to a dead peer starts a
+ * reconnection that holds it and the sends behind it for seconds.)
  */
 int rpc_bulk_peer_lost(orpc_t *r, struct orpc_call *c, uint64_t now)
 {
@@ -431,6 +411,8 @@ int rpc_bulk_peer_lost(orpc_t *r, struct orpc_call *c, uint64_t now)
         return 0;
     if (p->failed || p->sq_gone)
         return 1;
+    if (p->sq == NULL && cdt_msg_peer_pid(r->ep, p->addr, p->alen) <= 0)
+        return 0; /* not pid-named: nothing to check */
     if (c->bulk_probe_ns == 0 || now < c->bulk_probe_ns) {
         if (c->bulk_probe_ns == 0)
             c->bulk_probe_ns = now + RPC_BULK_PROBE_NS;
@@ -443,11 +425,18 @@ int rpc_bulk_peer_lost(orpc_t *r, struct orpc_call *c, uint64_t now)
         p->failed = 1;
         return 1;
     }
-    if (!ping_out(r, p) && rpc_ctl_send(r, p, RPC_T_PING, 0, 0, r->auth) == ORPC_EPEER) {
-        SHM_DEBUG(RPC, "bulk transfer waits on a peer whose connection is gone");
-        p->failed = 1;
-    }
     return p->failed;
+}
+
+int rpc_bulk_give_up(orpc_t *r, struct orpc_call *c, uint64_t now)
+{
+    if (now > c->bulk_deadline + RPC_BULK_GRACE_NS)
+        return 1;
+    if (!rpc_bulk_peer_lost(r, c, now))
+        return 0;
+    if (c->bulk_lost_ns == 0)
+        c->bulk_lost_ns = now;
+    return now - c->bulk_lost_ns > RPC_BULK_PROBE_NS;
 }
 
 /*
@@ -466,12 +455,11 @@ int rpc_bulk_wait_locked(orpc_t *r, struct orpc_call *c)
         if (c->bulk_done >= c->bulk_issued)
             break;
         uint64_t now = rpc_now_ns();
-        int lost = rpc_bulk_peer_lost(r, c, now);
-        if (lost || now > c->bulk_deadline + RPC_BULK_GRACE_NS) {
-            if (!lost)
-                SHM_DEBUG(RPC, "bulk transfers of a call overran their deadline: peer given up");
+        if (rpc_bulk_give_up(r, c, now)) {
+            SHM_DEBUG(RPC, "bulk transfers of a call: %s: peer given up",
+                      c->bulk_lost_ns ? "the client is dead" : "past their deadline");
             c->peer->failed = 1;
-            c->bulk_probe_ns = 0;
+            c->bulk_probe_ns = c->bulk_lost_ns = 0;
             r->st.bulk_errors++;
             return c->bulk_err = ORPC_EPEER;
         }
@@ -483,7 +471,7 @@ int rpc_bulk_wait_locked(orpc_t *r, struct orpc_call *c)
         rpc_idle(&idle);
         rpc_lock(r);
     }
-    c->bulk_probe_ns = 0;
+    c->bulk_probe_ns = c->bulk_lost_ns = 0;
     int rc = c->bulk_err;
     c->bulk_err = 0;
     if (rc == ORPC_EFABRIC && peer_dead_now(r, c->peer))
@@ -539,15 +527,13 @@ RPC_EXPORT int orpc_bulk_test(orpc_call_t *c)
     int rc = ORPC_EAGAIN;
     if (c->bulk_done < c->bulk_issued)
         rpc_harvest(r);
-    uint64_t now;
     if (c->bulk_done >= c->bulk_issued) {
         rc = c->bulk_err;
         c->bulk_err = 0;
-        c->bulk_probe_ns = 0;
+        c->bulk_probe_ns = c->bulk_lost_ns = 0;
         if (rc == ORPC_EFABRIC && peer_dead_now(r, c->peer))
             rc = ORPC_EPEER;
-    } else if (rpc_bulk_peer_lost(r, c, now = rpc_now_ns()) ||
-               now > c->bulk_deadline + RPC_BULK_GRACE_NS) {
+    } else if (rpc_bulk_give_up(r, c, rpc_now_ns())) {
         c->peer->failed = 1;
         rc = ORPC_EPEER;
     }

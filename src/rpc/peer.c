@@ -163,14 +163,13 @@ static rpc_ctl_t *ctl_get(orpc_t *r)
     return NULL;
 }
 
-/* A header-only message: a refusal (RESP with status), a goodbye or a ping.
- * Best effort; ORPC_EPEER: the provider refused it at once (a dead peer). */
-int rpc_ctl_send(orpc_t *r, orpc_peer_t *p, int type, uint64_t req_id, int status,
-                 const uint8_t *auth)
+/* A header-only message: a refusal (RESP with status) or a goodbye. Best effort. */
+void rpc_ctl_send(orpc_t *r, orpc_peer_t *p, int type, uint64_t req_id, int status,
+                     const uint8_t *auth)
 {
     rpc_ctl_t *c = ctl_get(r);
     if (c == NULL)
-        return ORPC_EAGAIN;
+        return;
     rpc_hdr_t h = {.type = (uint8_t)type, .req_id = req_id, .status = status};
     memcpy(h.auth, auth, RPC_AUTH_LEN);
     if (type == RPC_T_BYE) {
@@ -183,11 +182,10 @@ int rpc_ctl_send(orpc_t *r, orpc_peer_t *p, int type, uint64_t req_id, int statu
         st = rpc_msg_send(r, p, c->hdr, hl, NULL, 0, c);
     if (st != SHM_OK) {
         c->busy = 0;
-        return st == SHM_ERR_AGAIN ? ORPC_EAGAIN : ORPC_EPEER;
+        return;
     }
     c->peer = p;
     p->inflight++;
-    return ORPC_OK;
 }
 
 void rpc_ctl_done(orpc_t *r, rpc_ctl_t *c, int failed)

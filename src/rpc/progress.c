@@ -33,9 +33,8 @@ static void on_msg(orpc_t *r, rpc_rbuf_t *b, const void *msg, size_t len, cdt_pe
             rpc_server_on_req(r, b, &h, src);
         else if (h.type == RPC_T_RESP)
             rpc_client_on_resp(r, &h);
-        else if (h.type == RPC_T_BYE)
+        else
             rpc_server_on_bye(r, &h, src);
-        /* RPC_T_PING: its arrival is all it is for. */
     } else {
         if (rc == RPC_WIRE_TOO_BIG)
             r->st.oversized++;
@@ -251,7 +250,7 @@ static void sweep(orpc_t *r, uint64_t now)
     for (int i = 0; i < r->ncalls; i++) {
         struct orpc_call *c = &r->calls[i];
         if (c->state == RPC_CALL_PULLING && !c->zombie &&
-            (now > c->bulk_deadline + RPC_BULK_GRACE_NS || rpc_bulk_peer_lost(r, c, now))) {
+            rpc_bulk_give_up(r, c, now)) {
             SHM_DEBUG(RPC, "pull of a call's arguments: the caller is dead or overran the "
                            "deadline: peer given up");
             c->peer->failed = 1;

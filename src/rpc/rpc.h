@@ -33,7 +33,7 @@
 /* A transfer to a peer that never answers is abandoned this long after its deadline. */
 #define RPC_BULK_GRACE_NS (2ull * 1000000000ull)
 /* A transfer waiting longer than this makes the server check its client's
- * life (a ping; a same-host client's pid), and again at each such interval. */
+ * life (a same-host client's pid), and again at each such interval. */
 #define RPC_BULK_PROBE_NS (500ull * 1000000ull)
 
 /* Request flags (rpc_hdr_t.flags): bulk descriptors of RPC_BULK_WIRE bytes
@@ -138,6 +138,7 @@ struct orpc_call {
     int zombie;           /* answered, but transfers still out: freed when they end */
     uint64_t bulk_issued, bulk_done, bulk_deadline;
     uint64_t bulk_probe_ns; /* next check of the client's life (0: not waiting yet) */
+    uint64_t bulk_lost_ns;  /* when the client was found dead (0: not) */
     uint64_t send_deadline; /* response waiting for the provider (resend list) */
     size_t resp_hl, resp_len;
     const void *resp_pay;
@@ -351,8 +352,8 @@ void rpc_peer_reclaim(orpc_t *r, orpc_peer_t *p);
 void rpc_peer_maybe_reclaim(orpc_t *r, orpc_peer_t *p);
 orpc_peer_t *rpc_peer_of_request(orpc_t *r, cdt_peer_t src, const uint8_t *addr, size_t alen);
 /* A header-only message: a refusal (RESP with status) or a goodbye. Best effort. */
-int rpc_ctl_send(orpc_t *r, orpc_peer_t *p, int type, uint64_t req_id, int status,
-                 const uint8_t *auth);
+void rpc_ctl_send(orpc_t *r, orpc_peer_t *p, int type, uint64_t req_id, int status,
+                  const uint8_t *auth);
 void rpc_ctl_done(orpc_t *r, rpc_ctl_t *c, int failed);
 
 /* Server (server.c). */
@@ -363,9 +364,12 @@ void rpc_refuse_request(orpc_t *r, const rpc_hdr_t *h, cdt_peer_t src, int statu
 /* A call's transfers all ended: frees a zombie, dispatches pulled arguments. */
 void rpc_call_bulk_end(orpc_t *r, struct orpc_call *c);
 /* Transfers of c wait (now): is its client dead? Past each RPC_BULK_PROBE_NS
- * of waiting it is pinged (a send fails on a dead one's connection) or, on
- * a pid-named same-host provider, its pid is checked. Sets peer->failed. */
+ * of waiting, on a pid-named same-host provider (libfabric shm), its pid is
+ * checked. Sets peer->failed. */
 int rpc_bulk_peer_lost(orpc_t *r, struct orpc_call *c, uint64_t now);
+/* Give c's transfers up (now)? Past the deadline + grace, or RPC_BULK_PROBE_NS
+ * after its client was found dead (the provider may still end them first). */
+int rpc_bulk_give_up(orpc_t *r, struct orpc_call *c, uint64_t now);
 /* Runs the handlers that became ready (never nested inside a handler). */
 int rpc_dispatch(orpc_t *r);
 /* Responses the provider refused for now: try again, give up on dead peers. */

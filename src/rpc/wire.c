@@ -64,10 +64,9 @@ rpc_wire_rc_t rpc_wire_decode(const void *msg, size_t len, size_t max_payload, r
     h->payload = NULL;
     if (h->version != RPC_WIRE_VERSION)
         return RPC_WIRE_VERSION_BAD;
-    if (h->type < RPC_T_REQ || h->type > RPC_T_PING)
+    if (h->type < RPC_T_REQ || h->type > RPC_T_BYE)
         return RPC_WIRE_TYPE_BAD;
-    if (h->addr_len > RPC_ADDR_MAX ||
-        (h->type != RPC_T_RESP && h->type != RPC_T_PING && h->addr_len == 0))
+    if (h->addr_len > RPC_ADDR_MAX || (h->type != RPC_T_RESP && h->addr_len == 0))
         return RPC_WIRE_ADDR_BAD;
     size_t hl = rpc_wire_hdr_len(h->addr_len);
     if (len < hl)

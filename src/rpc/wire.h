@@ -29,10 +29,7 @@
 #define RPC_BULK_WIRE_MAX (RPC_BULK_WIRE + RPC_BULK_SEG_WIRE * RPC_BULK_SEG_MAX)
 enum { RPC_BULK_CONTIG = 0, RPC_BULK_LIST = 1, RPC_BULK_STRIDED = 2 };
 
-/* RPC_T_PING: header only, ignored by its receiver; a server sends it to a
- * client whose bulk transfer is slow: the send fails on a dead client's
- * connection (bulk_xfer.c). */
-enum { RPC_T_REQ = 1, RPC_T_RESP = 2, RPC_T_BYE = 3, RPC_T_PING = 4 };
+enum { RPC_T_REQ = 1, RPC_T_RESP = 2, RPC_T_BYE = 3 };
 
 typedef enum {
     RPC_WIRE_OK = 0,

@@ -8,14 +8,16 @@
 #   Every pending call of every client must end with an ORPC_ error within
 #   its timeout (TIMEOUT_MS); the server is restarted at a new address, and
 #   each client must look it up and make a checked call.
-#   run_faults.sh BINDIR shm|tcp|sq client_pull|client_push
+#   run_faults.sh BINDIR shm|tcp|sq client_pull|client_push|client_pull_late|
+#                 client_push_late|client_stopped
 # client_*: a client (rpc_faults victim_*) has the server pull from / push
 #   into its 16 MiB buffer in a loop and is SIGKILLed by this script with a
-#   transfer in flight, while a second client (bystander) makes checked echo
-#   calls, before, during and after (_late: killed before the transfer
-#   starts; client_stopped, shm and sq: SIGSTOPped 2 s first, which the
-#   pid checks must not take for dead, then killed). The server's transfer must fail with
-#   ORPC_EPEER (tcp: or the provider's ORPC_EFABRIC) within CLIENT_BOUND_MS (2000) of the kill, be counted in
+#   transfer in flight, while a second client (bystander) makes checked
+#   echo calls before, during and after (_late: killed before the first
+#   transfer starts; client_stopped, shm and sq: SIGSTOPped 2 s first,
+#   which the pid checks must not take for dead, then killed). The
+#   server's transfer must fail with ORPC_EPEER (tcp: or the provider's
+#   ORPC_EFABRIC) within CLIENT_BOUND_MS (2000) of the kill, be counted in
 #   bulk_errors, its call slot freed; every bystander call must succeed.
 # Every process started here is reaped (procs.sh); libfabric shm's region
 # files of a SIGKILLed server (/dev/shm/<pid>:*, named after its pid) are

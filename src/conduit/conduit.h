@@ -128,6 +128,13 @@ const char *cdt_msg_provider(const cdt_msg_ep_t *ep);
  * process cannot remove itself (shm 1.17: /dev/shm/<pid>:...).
  */
 void cdt_msg_sweep_dead(const cdt_msg_ep_t *ep, int pid);
+/**
+ * The pid of the process behind a peer's raw name, where the provider puts
+ * it there (a same-host provider: shm 1.17 names "<pid>:<ep>:<dom>"); 0
+ * where it does not. Lets a caller tell a dead same-host peer (kill(pid, 0)
+ * fails with ESRCH) from a slow one: shm reports nothing for a dead peer.
+ */
+int cdt_msg_peer_pid(const cdt_msg_ep_t *ep, const void *name, size_t len);
 /** Nonzero when the endpoint shares the running PE's domain. */
 int cdt_msg_in_pe_domain(const cdt_msg_ep_t *ep);
 /** Raw endpoint name (at most CDT_ADDR_MAX bytes). */

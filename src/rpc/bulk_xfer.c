@@ -7,12 +7,18 @@
  * piece is one provider transfer (fragmented by the RMA engine, all in
  * flight) or one entry of a process_vm_readv/writev batch (same host).
  */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "core/log.h"
 #include "rpc/rpc.h"
+
+static int peer_dead_now(orpc_t *r, orpc_peer_t *p);
 
 static int refuse(orpc_t *r, int rc, const char *why)
 {
@@ -329,6 +335,8 @@ static int bulk_issue_v(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off,
     if (rc == ORPC_OK) {
         r->st.bulk_bytes += len;
     } else {
+        if (rc == ORPC_EFABRIC && peer_dead_now(r, c->peer))
+            rc = ORPC_EPEER; /* refused at once: tcp;ofi_rxm on a dead client's connection */
         r->st.bulk_errors++;
         c->bulk_err = rc;
     }
@@ -345,32 +353,129 @@ static int bulk_issue(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off, voi
     return bulk_issue_v(c, d, off, &one, 1, is_get);
 }
 
+/* Process pid has exited: no such process, or a zombie not yet reaped. */
+static int pid_gone(int pid)
+{
+    if (kill(pid, 0) != 0)
+        return errno == ESRCH;
+    char path[40], st[256];
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    size_t n = fread(st, 1, sizeof(st) - 1, f);
+    fclose(f);
+    st[n] = '\0';
+    const char *e = strrchr(st, ')'); /* the name may hold spaces and parentheses */
+    return e != NULL && e[1] == ' ' && (e[2] == 'Z' || e[2] == 'X');
+}
+
+/*
+ * A transfer failed (the provider's error): was it that the client died?
+ * Known for a same-host (pid-named) client only, by its pid; lock held.
+ * Elsewhere the provider's ORPC_EFABRIC stands.
+ */
+static int peer_dead_now(orpc_t *r, orpc_peer_t *p)
+{
+    if (p == NULL)
+        return 0;
+    if (p->failed || p->sq_gone)
+        return 1;
+    int pid = cdt_msg_peer_pid(r->ep, p->addr, p->alen);
+    if (pid <= 0)
+        return 0;
+    /* The provider's error can come while the process is still exiting
+     * (its memory gone first): give it a moment to become a zombie. */
+    for (int i = 0; i < 100; i++) {
+        if (pid_gone(pid))
+            return p->failed = 1;
+        rpc_unlock(r);
+        usleep(1000);
+        rpc_lock(r);
+    }
+    return 0;
+}
+
+/*
+ * A client that dies during a transfer mostly makes the provider report an
+ * error (shm: the copy from a dead process fails; tcp;ofi_rxm: the reset
+ * connection), but not always. So a transfer that waits checks a same-host
+ * (pid-named) client's pid every RPC_BULK_PROBE_NS. (A ping was tried for
+ * other providers: on tcp;ofi_rxm a send to a dead peer starts a
+ * reconnection that holds it and the sends behind it for seconds.)
+ */
+int rpc_bulk_peer_lost(orpc_t *r, struct orpc_call *c, uint64_t now)
+{
+    orpc_peer_t *p = c->peer;
+    if (p == NULL)
+        return 0;
+    if (p->failed || p->sq_gone)
+        return 1;
+    if (p->sq == NULL && cdt_msg_peer_pid(r->ep, p->addr, p->alen) <= 0)
+        return 0; /* not pid-named: nothing to check */
+    if (c->bulk_probe_ns == 0 || now < c->bulk_probe_ns) {
+        if (c->bulk_probe_ns == 0)
+            c->bulk_probe_ns = now + RPC_BULK_PROBE_NS;
+        return 0;
+    }
+    c->bulk_probe_ns = now + RPC_BULK_PROBE_NS;
+    int pid = cdt_msg_peer_pid(r->ep, p->addr, p->alen);
+    if (pid > 0 && pid_gone(pid)) {
+        SHM_DEBUG(RPC, "bulk transfer waits on process %d, which is gone", pid);
+        p->failed = 1;
+        return 1;
+    }
+    return p->failed;
+}
+
+int rpc_bulk_give_up(orpc_t *r, struct orpc_call *c, uint64_t now)
+{
+    if (now > c->bulk_deadline + RPC_BULK_GRACE_NS)
+        return 1;
+    if (!rpc_bulk_peer_lost(r, c, now))
+        return 0;
+    if (c->bulk_lost_ns == 0)
+        c->bulk_lost_ns = now;
+    return now - c->bulk_lost_ns > RPC_BULK_PROBE_NS;
+}
+
 /*
  * Waits for this call's fragments only (each reports to the CQ), so a
- * transfer to a dead peer holds up nobody else. Past the descriptors'
- * deadline plus a grace the peer is given up: the call answers EPEER and is
- * kept aside (a zombie) until the provider ends its transfers.
+ * transfer to a dead peer holds up nobody else. A dead client (found by
+ * rpc_bulk_peer_lost, within about 2 x RPC_BULK_PROBE_NS), or one silent
+ * past the descriptors' deadline plus a grace, is given up: the call answers
+ * EPEER and is kept aside (a zombie) until the provider ends its transfers.
  */
 int rpc_bulk_wait_locked(orpc_t *r, struct orpc_call *c)
 {
     rpc_idle_t idle = RPC_IDLE_INIT;
     while (c->bulk_done < c->bulk_issued) {
-        if (rpc_harvest(r) > 0) {
-            rpc_idle_reset(&idle);
-            continue;
-        }
-        if (rpc_now_ns() > c->bulk_deadline + RPC_BULK_GRACE_NS) {
-            SHM_DEBUG(RPC, "bulk transfers of a call overran their deadline: peer given up");
+        /* Checked on every turn: other clients' traffic must not hide it. */
+        int busy = rpc_harvest(r) > 0;
+        if (c->bulk_done >= c->bulk_issued)
+            break;
+        uint64_t now = rpc_now_ns();
+        if (rpc_bulk_give_up(r, c, now)) {
+            SHM_DEBUG(RPC, "bulk transfers of a call: %s: peer given up",
+                      c->bulk_lost_ns ? "the client is dead" : "past their deadline");
             c->peer->failed = 1;
+            c->bulk_probe_ns = c->bulk_lost_ns = 0;
             r->st.bulk_errors++;
             return c->bulk_err = ORPC_EPEER;
+        }
+        if (busy) {
+            rpc_idle_reset(&idle);
+            continue;
         }
         rpc_unlock(r);
         rpc_idle(&idle);
         rpc_lock(r);
     }
+    c->bulk_probe_ns = c->bulk_lost_ns = 0;
     int rc = c->bulk_err;
     c->bulk_err = 0;
+    if (rc == ORPC_EFABRIC && peer_dead_now(r, c->peer))
+        rc = ORPC_EPEER;
     return rc;
 }
 
@@ -425,7 +530,10 @@ RPC_EXPORT int orpc_bulk_test(orpc_call_t *c)
     if (c->bulk_done >= c->bulk_issued) {
         rc = c->bulk_err;
         c->bulk_err = 0;
-    } else if (rpc_now_ns() > c->bulk_deadline + RPC_BULK_GRACE_NS) {
+        c->bulk_probe_ns = c->bulk_lost_ns = 0;
+        if (rc == ORPC_EFABRIC && peer_dead_now(r, c->peer))
+            rc = ORPC_EPEER;
+    } else if (rpc_bulk_give_up(r, c, rpc_now_ns())) {
         c->peer->failed = 1;
         rc = ORPC_EPEER;
     }

@@ -250,8 +250,9 @@ static void sweep(orpc_t *r, uint64_t now)
     for (int i = 0; i < r->ncalls; i++) {
         struct orpc_call *c = &r->calls[i];
         if (c->state == RPC_CALL_PULLING && !c->zombie &&
-            now > c->bulk_deadline + RPC_BULK_GRACE_NS) {
-            SHM_DEBUG(RPC, "pull of a call's arguments overran its deadline: peer given up");
+            rpc_bulk_give_up(r, c, now)) {
+            SHM_DEBUG(RPC, "pull of a call's arguments: the caller is dead or overran the "
+                           "deadline: peer given up");
             c->peer->failed = 1;
             r->st.bulk_errors++;
             rpc_call_free(r, c);

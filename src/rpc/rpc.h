@@ -32,6 +32,9 @@
 #define RPC_SEND_PATIENCE_NS (5ull * 1000000000ull)
 /* A transfer to a peer that never answers is abandoned this long after its deadline. */
 #define RPC_BULK_GRACE_NS (2ull * 1000000000ull)
+/* A transfer waiting longer than this makes the server check its client's
+ * life (a same-host client's pid), and again at each such interval. */
+#define RPC_BULK_PROBE_NS (500ull * 1000000ull)
 
 /* Request flags (rpc_hdr_t.flags): bulk descriptors of RPC_BULK_WIRE bytes
  * lead the payload, in this order, when their bit is set. */
@@ -134,6 +137,8 @@ struct orpc_call {
     int bulk_err;
     int zombie;           /* answered, but transfers still out: freed when they end */
     uint64_t bulk_issued, bulk_done, bulk_deadline;
+    uint64_t bulk_probe_ns; /* next check of the client's life (0: not waiting yet) */
+    uint64_t bulk_lost_ns;  /* when the client was found dead (0: not) */
     uint64_t send_deadline; /* response waiting for the provider (resend list) */
     size_t resp_hl, resp_len;
     const void *resp_pay;
@@ -358,6 +363,13 @@ void rpc_server_on_bye(orpc_t *r, const rpc_hdr_t *h, cdt_peer_t src);
 void rpc_refuse_request(orpc_t *r, const rpc_hdr_t *h, cdt_peer_t src, int status);
 /* A call's transfers all ended: frees a zombie, dispatches pulled arguments. */
 void rpc_call_bulk_end(orpc_t *r, struct orpc_call *c);
+/* Transfers of c wait (now): is its client dead? Past each RPC_BULK_PROBE_NS
+ * of waiting, on a pid-named same-host provider (libfabric shm), its pid is
+ * checked. Sets peer->failed. */
+int rpc_bulk_peer_lost(orpc_t *r, struct orpc_call *c, uint64_t now);
+/* Give c's transfers up (now)? Past the deadline + grace, or RPC_BULK_PROBE_NS
+ * after its client was found dead (the provider may still end them first). */
+int rpc_bulk_give_up(orpc_t *r, struct orpc_call *c, uint64_t now);
 /* Runs the handlers that became ready (never nested inside a handler). */
 int rpc_dispatch(orpc_t *r);
 /* Responses the provider refused for now: try again, give up on dead peers. */

@@ -199,7 +199,7 @@ void rpc_server_on_req(orpc_t *r, rpc_rbuf_t *b, const rpc_hdr_t *h, cdt_peer_t 
     c->arrival_ns = p->last_ns;
     c->in_len = h->payload_len;
     c->bulk_err = 0;
-    c->bulk_issued = c->bulk_done = c->bulk_deadline = 0;
+    c->bulk_issued = c->bulk_done = c->bulk_deadline = c->bulk_probe_ns = c->bulk_lost_ns = 0;
     c->zombie = 0;
     c->rbuf = NULL;
     c->in = h->payload;

@@ -11,6 +11,15 @@
 // TIMEOUT_MS + 1.5 s of its issue, never a success. Then the client waits
 // for a new address in ADDRFILE (the script restarts the server), looks it
 // up and makes a checked call: it must work. Prints one line per call.
+//
+// Clients that die under a server (run_faults.sh client_pull|client_push):
+//   rpc_faults ADDRFILE KEYFILE victim_pull|victim_push TIMEOUT_MS [DELAY_MS]
+//     exposes 16 MiB (lifetime 30 s) and asks the server to pull from /
+//     push into it in a loop (test.pull_loop / test.push_loop), after
+//     DELAY_MS, then waits for the answer; the script SIGKILLs it meanwhile.
+//   rpc_faults ADDRFILE KEYFILE bystander TIMEOUT_MS SECONDS
+//     checked echo calls, one after another, for SECONDS: each must succeed
+//     within TIMEOUT_MS; prints how many and the slowest.
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,10 +48,68 @@ static int read_addr(const char *path, char *buf, size_t len)
     return ok && buf[0] != '\0';
 }
 
+/* Asks for a bulk loop over 16 MiB of ours and waits: killed meanwhile. */
+static int victim(orpc_t *rpc, orpc_peer_t *srv, const char *what, uint32_t delay_ms)
+{
+    size_t n = 16u << 20;
+    char *buf = malloc(n);
+    CHECK(buf != NULL, "malloc");
+    t_fill(buf, 0, n, 9);
+    orpc_bulk_t *b;
+    CHECK_RC(orpc_bulk_expose(rpc, buf, n, ORPC_BULK_READ | ORPC_BULK_WRITE, 30000, &b), 0,
+             "expose");
+    unsigned char a[ORPC_BULK_DESC_SIZE + 4];
+    orpc_bulk_encode(b, srv, a);
+    for (int i = 0; i < 4; i++)
+        a[ORPC_BULK_DESC_SIZE + i] = (unsigned char)(delay_ms >> (8 * i));
+    orpc_req_t *q;
+    CHECK_RC(orpc_icall(rpc, srv, orpc_id(strcmp(what, "push") == 0 ? T_PUSH_LOOP : T_PULL_LOOP),
+                        a, sizeof(a), NULL, 0, 60000, &q),
+             0, "icall loop");
+    printf("pending: a bulk %s loop\n", what);
+    int rc = orpc_wait(q, NULL);
+    fprintf(stderr, "FAIL: the bulk %s loop answered %d (%s): this client should be dead\n", what,
+            rc, orpc_strerror(rc));
+    return 1;
+}
+
+/* Echo calls for secs seconds, every one checked. */
+static int bystander(orpc_t *rpc, orpc_peer_t *srv, int timeout, int secs)
+{
+    double t_end = now_ms() + secs * 1e3, worst = 0;
+    long calls = 0;
+    printf("pending: bystander calls\n");
+    while (now_ms() < t_end) {
+        char msg[64], back[64] = "";
+        int m = snprintf(msg, sizeof(msg), "bystander %d call %ld", (int)getpid(), calls);
+        size_t got = 0;
+        orpc_req_t *r;
+        double t0 = now_ms();
+        CHECK_RC(orpc_icall(rpc, srv, orpc_id(T_ECHO), msg, (size_t)m, back, sizeof(back), timeout,
+                            &r),
+                 0, "icall echo");
+        int rc = orpc_wait(r, &got);
+        double took = now_ms() - t0;
+        CHECK(rc == 0, "echo call %ld failed after %.0f ms: %d (%s)", calls, took, rc,
+              orpc_strerror(rc));
+        CHECK(got == (size_t)m && memcmp(back, msg, (size_t)m) == 0, "echo returned wrong bytes");
+        if (took > worst)
+            worst = took;
+        calls++;
+        usleep(20000);
+    }
+    printf("bystander: %ld echo calls all ok, slowest %.0f ms\n", calls, worst);
+    orpc_peer_release(srv);
+    orpc_close(rpc);
+    printf("PASS\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 5) {
-        fprintf(stderr, "usage: rpc_faults ADDRFILE KEYFILE call|pull|push TIMEOUT_MS\n");
+    if (argc != 5 && argc != 6) {
+        fprintf(stderr, "usage: rpc_faults ADDRFILE KEYFILE call|pull|push|victim_pull|"
+                        "victim_push|bystander TIMEOUT_MS [SECONDS]\n");
         return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -55,6 +122,10 @@ int main(int argc, char **argv)
     orpc_peer_t *srv;
     CHECK_RC(orpc_open(NULL, &rpc), ORPC_OK, "orpc_open");
     CHECK_RC(orpc_lookup(rpc, addr, key, &srv), ORPC_OK, "orpc_lookup");
+    if (strncmp(kind, "victim_", 7) == 0)
+        return victim(rpc, srv, kind + 7, argc > 5 ? (uint32_t)atoi(argv[5]) : 0);
+    if (strcmp(kind, "bystander") == 0)
+        return bystander(rpc, srv, timeout, argc > 5 ? atoi(argv[5]) : 5);
 
     size_t n = 4u << 20;
     char *buf = malloc(n);

@@ -213,6 +213,52 @@ static void h_bulk_die(orpc_call_t *c, const void *in, size_t n, void *arg)
     raise(SIGKILL);
 }
 
+static double realtime_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void h_bulk_loop(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    const char *kind = arg != NULL ? "push" : "pull";
+    orpc_dec_t d;
+    orpc_dec_init(&d, in, n);
+    const void *w = orpc_dec_bytes(&d, ORPC_BULK_DESC_SIZE);
+    orpc_bulk_desc_t bd = {0};
+    int rc = d.err ? ORPC_EPROTO : orpc_bulk_decode(c, w, &bd);
+    uint32_t delay = 0;
+    if (rc == ORPC_OK && d.len - d.pos >= 4)
+        delay = orpc_dec_u32(&d);
+    if (rc == ORPC_OK && delay) {
+        /* The client is killed meanwhile: the transfers start towards a dead one. */
+        fprintf(stderr, "server: bulk %s loop waits %u ms before its first transfer\n", kind,
+                delay);
+        usleep(delay * 1000u);
+        fprintf(stderr, "server: bulk %s loop running (first transfer at %.0f ms realtime)\n",
+                kind, realtime_ms());
+    }
+    uint64_t len = bd.len < SCRATCH ? bd.len : SCRATCH;
+    double t0 = realtime_ms(), last = t0;
+    long rounds = 0;
+    /* Bounded: 60 s, far past the test's limits. */
+    while (rc == ORPC_OK && realtime_ms() - t0 < 60000) {
+        rc = arg != NULL ? orpc_bulk_put(c, &bd, 0, scratch_g, len)
+                         : orpc_bulk_get(c, &bd, 0, scratch_g, len);
+        if (rc == ORPC_OK && rounds++ == 0 && delay == 0)
+            fprintf(stderr, "server: bulk %s loop running (%llu bytes a transfer)\n", kind,
+                    (unsigned long long)len);
+        if (rc == ORPC_OK)
+            last = realtime_ms();
+    }
+    fprintf(stderr,
+            "server: bulk %s loop ended: %d (%s) at %.0f ms realtime, %.0f ms after the last "
+            "good transfer, %ld good\n",
+            kind, rc, orpc_strerror(rc), realtime_ms(), realtime_ms() - last, rounds);
+    orpc_respond(c, rc, NULL, 0);
+}
+
 static void h_bulk_bad(orpc_call_t *c, const void *in, size_t n, void *arg)
 {
     (void)arg;
@@ -334,6 +380,8 @@ int main(int argc, char **argv)
     orpc_register(rpc, T_PULL_DIE, h_bulk_die, NULL, 0, NULL);
     orpc_register(rpc, T_HOLD, h_hold, NULL, 0, NULL);
     orpc_register(rpc, T_PUSH_DIE, h_bulk_die, (void *)1, 0, NULL);
+    orpc_register(rpc, T_PULL_LOOP, h_bulk_loop, NULL, 0, NULL);
+    orpc_register(rpc, T_PUSH_LOOP, h_bulk_loop, (void *)1, 0, NULL);
 
     char addr[ORPC_ADDR_STRLEN];
     CHECK_RC(orpc_addr(rpc, addr, sizeof(addr)), ORPC_OK, "orpc_addr");

@@ -30,6 +30,13 @@
 #define T_PULL_DIE "test.pull_die"
 #define T_HOLD "test.hold" /* the server keeps the call and never answers it */
 #define T_PUSH_DIE "test.push_die"
+/* args: desc: pulls (BULK_LOOP) or pushes (PUSH_LOOP) the whole descriptor
+ * again and again until a transfer fails (the client is killed meanwhile:
+ * run_faults.sh client_*), then answers that status. Logs to stderr
+ * "bulk <kind> loop running" after the first transfer and the failure with
+ * its CLOCK_REALTIME ms. */
+#define T_PULL_LOOP "test.pull_loop"
+#define T_PUSH_LOOP "test.push_loop"
 
 #define CHECK(cond, ...)                                                       \
     do {                                                                       \

@@ -8,8 +8,17 @@
 #   Every pending call of every client must end with an ORPC_ error within
 #   its timeout (TIMEOUT_MS); the server is restarted at a new address, and
 #   each client must look it up and make a checked call.
-# (A client that dies during a bulk transfer: see docs/RELIABILITY.md; the
-# server's transfer fails only at the descriptor's deadline, not at once.)
+#   run_faults.sh BINDIR shm|tcp|sq client_pull|client_push|client_pull_late|
+#                 client_push_late|client_stopped
+# client_*: a client (rpc_faults victim_*) has the server pull from / push
+#   into its 16 MiB buffer in a loop and is SIGKILLed by this script with a
+#   transfer in flight, while a second client (bystander) makes checked
+#   echo calls before, during and after (_late: killed before the first
+#   transfer starts; client_stopped, shm and sq: SIGSTOPped 2 s first,
+#   which the pid checks must not take for dead, then killed). The
+#   server's transfer must fail with ORPC_EPEER (tcp: or the provider's
+#   ORPC_EFABRIC) within CLIENT_BOUND_MS (2000) of the kill, be counted in
+#   bulk_errors, its call slot freed; every bystander call must succeed.
 # Every process started here is reaped (procs.sh); libfabric shm's region
 # files of a SIGKILLed server (/dev/shm/<pid>:*, named after its pid) are
 # removed as its supervisor would, and checked gone.
@@ -78,6 +87,74 @@ server_call | server_pull | server_push)
   echo "server died; 3 clients' $(cat "$W"/c*.log | grep -c ': -[0-9]* (.*) after ') pending calls all failed, the last $worst ms after its issue (timeout $TIMEOUT_MS ms): $codes each looked up the restarted server and called it"
   client stop >/dev/null || fail "stop the restarted server"
   wait "$SRV_PID" || fail "restarted server exited with $?"
+  ;;
+client_pull | client_push | client_pull_late | client_push_late | client_stopped)
+  kind=${SC#client_}
+  delay=0 stop=0
+  case $kind in
+    *_late) kind=${kind%_late}; delay=1500 ;;
+    stopped) kind=pull; stop=1 ;;
+  esac
+  BOUND=${CLIENT_BOUND_MS:-2000}
+  # The server is single-threaded: a bystander's call that comes while the
+  # handler pulls waits for it (the loop until the kill, then the detection).
+  BY_TIMEOUT_MS=${BY_TIMEOUT_MS:-8000}
+  start_server
+  timeout 60 "$BIN/rpc_faults" "$W/srv.addr" "$W/srv.key" bystander "$BY_TIMEOUT_MS" 6 >"$W/by.log" 2>&1 &
+  BY_PID=$!; PIDS+=("$BY_PID")
+  # Not under timeout(1): the SIGKILL must reach the client itself (the
+  # EXIT trap reaps it if the script fails first).
+  "$BIN/rpc_faults" "$W/srv.addr" "$W/srv.key" "victim_$kind" "$TIMEOUT_MS" "$delay" >"$W/victim.log" 2>&1 &
+  V_PID=$!; PIDS+=("$V_PID")
+  started="bulk $kind loop running"
+  [ "$delay" = 0 ] || started="bulk $kind loop waits"
+  for _ in $(seq 400); do grep -q "$started" "$W/server.log" && break; sleep 0.025; done
+  grep -q "$started" "$W/server.log" || fail "the server's bulk $kind loop did not start"
+  [ "$delay" = 0 ] && sleep 0.2
+  if [ "$stop" = 1 ]; then
+    # Alive but stalled (SIGSTOP, 2 s: four liveness checks): the transfer
+    # must wait, not fail; it goes on after SIGCONT.
+    kill -STOP "$V_PID"
+    sleep 2
+    grep -q "bulk $kind loop ended" "$W/server.log" && fail "a stopped (live) client was given up: $(grep 'loop ended' "$W/server.log")"
+    kill -CONT "$V_PID"
+    sleep 0.5
+    grep -q "bulk $kind loop ended" "$W/server.log" && fail "a stopped (live) client was given up: $(grep 'loop ended' "$W/server.log")"
+  fi
+  t_kill=$(date +%s%3N)
+  kill -KILL "$V_PID"
+  wait "$V_PID" 2>/dev/null
+  if [ "$delay" != 0 ]; then
+    # Killed before the first transfer: timed from that transfer's start.
+    for _ in $(seq 400); do grep -q "bulk $kind loop running" "$W/server.log" && break; sleep 0.025; done
+    t_kill=$(sed -n 's/.*first transfer at \([0-9]*\) ms realtime.*/\1/p' "$W/server.log")
+    [ -n "$t_kill" ] || fail "the server's first transfer did not start"
+  fi
+  for _ in $(seq 400); do grep -q "bulk $kind loop ended" "$W/server.log" && break; sleep 0.025; done
+  line=$(grep "bulk $kind loop ended" "$W/server.log") || fail "the server's transfer did not end within 10 s of the kill"
+  t_err=$(echo "$line" | sed -n 's/.* at \([0-9]*\) ms realtime.*/\1/p')
+  took=$((t_err - t_kill))
+  echo "$line" | grep -q ": -[0-9]* (" || fail "the transfer did not fail: $line"
+  # tcp;ofi_rxm: the provider's error for the reset connection
+  # (ORPC_EFABRIC, -3) is reported as it is; ORPC_EPEER where the server
+  # can tell the client is dead (its pid on shm, the same-host queues).
+  want=": -13 ("
+  [ "$PROV" = tcp ] && want=": -13 (\|: -3 ("
+  echo "$line" | grep -q "$want" || fail "the transfer failed $took ms after the kill, but not with ORPC_EPEER: $line"
+  [ "$took" -le "$BOUND" ] || fail "the transfer failed $took ms after the kill (bound $BOUND ms)"
+  # The bystander was served during and after; the dead client's share is gone.
+  wait "$BY_PID" || fail "the bystander's calls failed: $(grep FAIL "$W/by.log")"
+  st=$(client stats) || fail "stats call"
+  echo "$st" | grep -q . || fail "no stats"
+  sweep_dead "$V_PID"
+  client stop >/dev/null || fail "stop the server"
+  wait "$SRV_PID" || fail "server exited with $?"
+  srv=$(grep "^server: requests" "$W/server.log" | tail -1)
+  errs=$(echo "$srv" | sed -n 's/.*bulk-errors \([0-9]*\).*/\1/p')
+  [ "${errs:-0}" -ge 1 ] || fail "bulk_errors not counted: $srv"
+  live=$(echo "$srv" | sed -n 's/.*live-calls \([0-9]*\).*/\1/p')
+  [ "${live:-1}" = 0 ] || fail "the dead client's call was not freed: $srv"
+  echo "client killed $([ "$delay" = 0 ] && echo during || echo before) a bulk $kind: the server's transfer failed $took ms after the kill ($line); $(tail -2 "$W/by.log" | head -1); server: $srv"
   ;;
 *) echo "unknown scenario $SC"; exit 2 ;;
 esac

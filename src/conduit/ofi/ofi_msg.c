@@ -330,6 +330,13 @@ void cdt_msg_sweep_dead(const cdt_msg_ep_t *ep, int pid)
         cdt_ofi_regions_unlink((pid_t)pid);
 }
 
+int cdt_msg_peer_pid(const cdt_msg_ep_t *ep, const void *name, size_t len)
+{
+    if (name == NULL || !cdt_ofi_prov_row(ep->dom->prov)->pid_named_regions)
+        return 0;
+    return cdt_ofi_region_pid(name, len);
+}
+
 int cdt_msg_in_pe_domain(const cdt_msg_ep_t *ep)
 {
     return ep->dom->is_pe;

@@ -28,4 +28,22 @@ static inline void cdt_ofi_regions_unlink(pid_t pid)
     closedir(d);
 }
 
+/* The pid of an endpoint's raw name "fi_shm://<pid>:<ep>:<dom>" (its region's
+ * name after the scheme; it may end in NULs); 0 when it is not such a name. */
+static inline int cdt_ofi_region_pid(const void *name, size_t len)
+{
+    const char *s = name;
+    long pid = 0;
+    size_t i = 0;
+    for (size_t k = 0; k + 2 < len && k < 16 && s[k]; k++)
+        if (s[k] == ':' && s[k + 1] == '/' && s[k + 2] == '/') {
+            i = k + 3;
+            break;
+        }
+    size_t start = i;
+    while (i < len && s[i] >= '0' && s[i] <= '9' && pid < 0x7fffffffL / 10)
+        pid = pid * 10 + (s[i++] - '0');
+    return i > start && i < len && s[i] == ':' && pid > 0 ? (int)pid : 0;
+}
+
 #endif /* SHM_CONDUIT_OFI_REGIONS_H */

@@ -71,6 +71,7 @@ need unshare util-linux
 [ "$(id -u)" -eq 0 ] || skip "creating network namespaces needs root"
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/launchers_netfault.XXXXXX") || exit 1
+touch "$W/started" # region files older than this are not the job's (pids recur)
 NSA=oshn-$$-a
 NSB=oshn-$$-b
 NETNS_ETC_MADE=""
@@ -188,7 +189,7 @@ expect_clean() {
     done
     for p in $(sort -u "$W/pids"); do
         for f in /dev/shm/"$p":*; do
-            [ -e "$f" ] && fail "$CASE: $f of a job process left in /dev/shm"
+            [ -e "$f" ] && [ "$f" -nt "$W/started" ] && fail "$CASE: $f of a job process left in /dev/shm"
         done
     done
     [ ${#left[@]} -eq 0 ] || fail "$CASE: processes of the job still alive: ${left[*]}"

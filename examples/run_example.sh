@@ -33,15 +33,20 @@ staging)
   SRV=$!
   wait_addr || { cat "$W/server.log"; echo "FAIL: no server"; exit 1; }
   NP=2 STEPS=20 BYTES=$((1 << 20))
-  timeout 100 "$OSHRUN" -n $NP "$BIN/staging_pe" "$W/addr" "$W/key" $STEPS $BYTES 2000 || exit 1
+  timeout 100 "$OSHRUN" -n $NP "$BIN/staging_pe" "$W/addr" "$W/key" $STEPS $BYTES 2000 "$W/ack" ||
+    exit 1
   kill -TERM "$SRV"; wait "$SRV" || { cat "$W/server.log"; exit 1; }
   SRV=""
   cat "$W/server.log"
+  # One record per step: its 32-byte header, then its payload.
   size=$(stat -c %s "$W/out.dat")
-  [ "$size" -eq $((NP * STEPS * BYTES)) ] || { echo "FAIL: file has $size bytes"; exit 1; }
+  [ "$size" -eq $((NP * STEPS * (32 + BYTES))) ] || { echo "FAIL: file has $size bytes"; exit 1; }
   # Each step came as one scatter-gather descriptor (header + payload).
   grep -q "$((NP * STEPS)) headers checked, 0 bad" "$W/server.log" ||
     { echo "FAIL: not every step's header was checked"; exit 1; }
+  # Every acknowledged step is in the file once, with its data.
+  "$BIN/staging_check" "$W/out.dat" "$W"/ack.* || exit 1
+  [ "$(cat "$W"/ack.* | wc -l)" -eq $((NP * STEPS)) ] || { echo "FAIL: acknowledgements missing"; exit 1; }
   ;;
 esac
 echo "PASS [$EX/$PROV]"

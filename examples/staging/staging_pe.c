@@ -6,14 +6,23 @@
  * one scatter-gather descriptor of two segments (header, payload; no new
  * registration: the heap is registered already), and goes on computing.
  * Two buffers alternate; a buffer is reused only after the server answered.
+ * A hand-off that fails for want of the server (killed, restarting) is sent
+ * again, synchronously, after reading ADDRFILE again (a restarted server
+ * publishes its new address there), for up to 60 s; the server acknowledges
+ * a step it has on disk already without writing it twice.
  *   oshrun -n N staging_pe ADDRFILE KEYFILE [STEPS] [BYTES] [COMPUTE_US]
+ *                          [ACKLOG [FIRST_STEP]]
+ * ACKLOG: each PE appends "PE STEP" to ACKLOG.<PE> for every acknowledged
+ * step (for staging_check). Steps run from FIRST_STEP (default 0).
  * Reports, per PE and for the job, time in the hand-off call versus compute.
  */
+#include <fcntl.h>
 #include <shmem.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ofishmem_rpc.h"
 #include "staging.h"
@@ -36,57 +45,174 @@ static double compute(double us)
     return x;
 }
 
+static int me;
+static const char *addr_file_g;
+static char key_g[4096];
+static orpc_t *rpc;
+static orpc_peer_t *srv;
+static uint64_t id;
+static orpc_req_t *req[2];
+static orpc_bulk_t *bulk[2];
+static uint64_t *buf[2];
+static stage_hdr_t *hdr[2];
+static size_t bytes;
+static int failures, retries, ack_fd = -1;
+static unsigned char args[2][ORPC_BULK_WIRE_MAX + 16];
+
+/* Reads the server's address (again) and looks it up. */
+static int connect_srv(void)
+{
+    char addr[ORPC_ADDR_STRLEN];
+    FILE *f = fopen(addr_file_g, "r");
+    if (f == NULL)
+        return ORPC_EPEER;
+    int ok = fgets(addr, sizeof(addr), f) != NULL;
+    fclose(f);
+    if (!ok)
+        return ORPC_EPEER;
+    addr[strcspn(addr, "\n")] = '\0';
+    return orpc_lookup(rpc, addr, key_g, &srv);
+}
+
+/* The hand-off of buffer k (header and payload filled): expose, describe,
+ * send. Nothing is copied or registered. */
+static int send_step(int k, int timeout_ms)
+{
+    orpc_enc_t e;
+    orpc_enc_init(&e, args[k], sizeof(args[k]));
+    orpc_seg_t segs[2] = {{hdr[k], sizeof(stage_hdr_t)}, {buf[k], bytes}};
+    int rc = orpc_bulk_expose_sg(rpc, segs, 2, ORPC_BULK_READ, -1, &bulk[k]);
+    if (rc == ORPC_OK)
+        rc = orpc_bulk_encode(bulk[k], srv, orpc_enc_reserve(&e, orpc_bulk_encoded_size(bulk[k])));
+    orpc_enc_u32(&e, hdr[k]->pe);
+    orpc_enc_u32(&e, hdr[k]->step);
+    orpc_enc_u64(&e, bytes);
+    if (rc == ORPC_OK)
+        rc = orpc_icall(rpc, srv, id, args[k], e.pos, NULL, 0, timeout_ms, &req[k]);
+    if (rc != ORPC_OK && bulk[k]) {
+        orpc_bulk_release(bulk[k]);
+        bulk[k] = NULL;
+    }
+    return rc;
+}
+
+static void finish(int k, int rc);
+
+/* Buffer k's hand-off failed for want of the server (rc < 0): send it again,
+ * synchronously, after a fresh look at the address file, for up to 60 s.
+ * The other buffer's hand-off is settled first (it went to the same server). */
+static int resend(int k)
+{
+    double end = now_us() + 60e6, pause_us = 20000;
+    int rc = ORPC_EPEER;
+    while (now_us() < end) {
+        if (req[1 - k]) {
+            size_t got;
+            finish(1 - k, orpc_wait(req[1 - k], &got));
+        }
+        retries++;
+        usleep((useconds_t)pause_us);
+        pause_us = pause_us * 2 > 500000 ? 500000 : pause_us * 2;
+        if (srv)
+            orpc_peer_release(srv);
+        srv = NULL;
+        if ((rc = connect_srv()) != ORPC_OK)
+            continue;
+        if ((rc = send_step(k, 10000)) == ORPC_OK) {
+            size_t got;
+            rc = orpc_wait(req[k], &got);
+            orpc_bulk_release(bulk[k]);
+            req[k] = NULL;
+            bulk[k] = NULL;
+        }
+        if (rc >= 0)
+            return rc;
+    }
+    fprintf(stderr, "PE %d step %u: no server for 60 s: %s\n", me, hdr[k]->step,
+            orpc_strerror(rc));
+    return rc;
+}
+
+/* Buffer k's hand-off completed with rc: retry it if the server was missing,
+ * log it if acknowledged. Afterwards the buffer may be refilled. */
+static void finish(int k, int rc)
+{
+    if (bulk[k])
+        orpc_bulk_release(bulk[k]);
+    req[k] = NULL;
+    bulk[k] = NULL;
+    if (rc < 0)
+        rc = resend(k);
+    if (rc != 0) {
+        failures++;
+        return;
+    }
+    if (ack_fd >= 0) {
+        char line[64];
+        int n = snprintf(line, sizeof(line), "%u %u\n", hdr[k]->pe, hdr[k]->step);
+        if (write(ack_fd, line, (size_t)n) != n)
+            failures++;
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s ADDRFILE KEYFILE [STEPS] [BYTES] [COMPUTE_US]\n", argv[0]);
+        fprintf(stderr,
+                "usage: %s ADDRFILE KEYFILE [STEPS] [BYTES] [COMPUTE_US] [ACKLOG [FIRST_STEP]]\n",
+                argv[0]);
         return 2;
     }
     int steps = argc > 3 ? atoi(argv[3]) : 20;
-    size_t bytes = argc > 4 ? strtoull(argv[4], NULL, 0) : (1u << 20);
+    bytes = argc > 4 ? strtoull(argv[4], NULL, 0) : (1u << 20);
     double cus = argc > 5 ? atof(argv[5]) : 2000;
+    int first = argc > 7 ? atoi(argv[7]) : 0;
     bytes &= ~(size_t)7;
+    if (steps <= 0 || first < 0) {
+        fprintf(stderr, "%s: STEPS must be > 0 and FIRST_STEP >= 0\n", argv[0]);
+        return 2;
+    }
 
     shmem_init();
-    int me = shmem_my_pe(), npes = shmem_n_pes();
-    uint64_t *buf[2] = {shmem_malloc(bytes), shmem_malloc(bytes)};
-    stage_hdr_t *hdr[2] = {shmem_malloc(sizeof(stage_hdr_t)), shmem_malloc(sizeof(stage_hdr_t))};
+    me = shmem_my_pe();
+    int npes = shmem_n_pes();
+    buf[0] = shmem_malloc(bytes);
+    buf[1] = shmem_malloc(bytes);
+    hdr[0] = shmem_malloc(sizeof(stage_hdr_t));
+    hdr[1] = shmem_malloc(sizeof(stage_hdr_t));
     double *all = shmem_calloc((size_t)3 * npes, sizeof(double)); /* gathered on PE 0 */
 
-    char addr[ORPC_ADDR_STRLEN], key[4096];
-    FILE *f = fopen(argv[1], "r");
-    if (f == NULL || fgets(addr, sizeof(addr), f) == NULL) {
-        fprintf(stderr, "PE %d: cannot read %s\n", me, argv[1]);
+    if (argc > 6) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s.%d", argv[6], me);
+        ack_fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+        if (ack_fd < 0) {
+            perror(path);
+            shmem_global_exit(1);
+        }
+    }
+    addr_file_g = argv[1];
+    snprintf(key_g, sizeof(key_g), "@%s", argv[2]);
+    int rc = orpc_open(NULL, &rpc);
+    if (rc == ORPC_OK && access(addr_file_g, R_OK) != 0) {
+        fprintf(stderr, "PE %d: cannot read %s\n", me, addr_file_g);
         shmem_global_exit(1);
     }
-    fclose(f);
-    addr[strcspn(addr, "\n")] = '\0';
-    snprintf(key, sizeof(key), "@%s", argv[2]);
-    orpc_t *rpc;
-    orpc_peer_t *srv;
-    int rc = orpc_open(NULL, &rpc);
     if (rc == ORPC_OK)
-        rc = orpc_lookup(rpc, addr, key, &srv);
+        rc = connect_srv();
     if (rc != ORPC_OK) {
         fprintf(stderr, "PE %d: cannot reach the staging server: %s\n", me, orpc_strerror(rc));
         shmem_global_exit(1);
     }
-    uint64_t id = orpc_id(STAGE_PUT);
-    orpc_req_t *req[2] = {NULL, NULL};
-    orpc_bulk_t *bulk[2] = {NULL, NULL};
+    id = orpc_id(STAGE_PUT);
     double t_hand = 0, t_comp = 0, t_wait = 0;
-    int failures = 0;
-    unsigned char args[ORPC_BULK_WIRE_MAX + 16];
 
-    for (int s = 0; s < steps; s++) {
+    for (int s = first; s < first + steps; s++) {
         int k = s % 2;
         double t0 = now_us();
         if (req[k]) { /* the server must be done with this buffer before we refill it */
             size_t got;
-            failures += orpc_wait(req[k], &got) != 0;
-            orpc_bulk_release(bulk[k]);
-            req[k] = NULL;
-            bulk[k] = NULL;
+            finish(k, orpc_wait(req[k], &got));
         }
         double t1 = now_us();
         t_wait += t1 - t0;
@@ -95,56 +221,46 @@ int main(int argc, char **argv)
             sum += buf[k][i] = stage_word((uint32_t)me, (uint32_t)s, i);
         *hdr[k] = (stage_hdr_t){.magic = STAGE_MAGIC, .pe = (uint32_t)me, .step = (uint32_t)s,
                                 .len = bytes, .sum = sum};
-        /* The hand-off: expose, describe, send. Nothing is copied or registered. */
         double t2 = now_us();
-        orpc_enc_t e;
-        orpc_enc_init(&e, args, sizeof(args));
-        orpc_seg_t segs[2] = {{hdr[k], sizeof(stage_hdr_t)}, {buf[k], bytes}};
-        rc = orpc_bulk_expose_sg(rpc, segs, 2, ORPC_BULK_READ, -1, &bulk[k]);
-        if (rc == ORPC_OK)
-            rc = orpc_bulk_encode(bulk[k], srv,
-                                  orpc_enc_reserve(&e, orpc_bulk_encoded_size(bulk[k])));
-        orpc_enc_u32(&e, (uint32_t)me);
-        orpc_enc_u32(&e, (uint32_t)s);
-        orpc_enc_u64(&e, bytes);
-        if (rc == ORPC_OK)
-            rc = orpc_icall(rpc, srv, id, args, e.pos, NULL, 0, 30000, &req[k]);
+        rc = srv ? send_step(k, 30000) : ORPC_EPEER;
         t_hand += now_us() - t2;
-        if (rc != ORPC_OK) {
-            fprintf(stderr, "PE %d step %d: hand-off failed: %s\n", me, s, orpc_strerror(rc));
-            shmem_global_exit(1);
+        if (rc != ORPC_OK) { /* no server now: settle this step by resending it */
+            int before = failures;
+            finish(k, rc < 0 ? rc : ORPC_EPROTO);
+            if (failures != before) {
+                fprintf(stderr, "PE %d step %d: hand-off failed: %s\n", me, s,
+                        orpc_strerror(rc));
+                shmem_global_exit(1);
+            }
+            continue;
         }
         double t3 = now_us();
         compute(cus);
         /* A cheap poll between compute phases; the pull itself needs none on shm. */
         size_t got;
         rc = orpc_test(req[k], &got);
-        if (rc != ORPC_EAGAIN) {
-            failures += rc != 0;
-            orpc_bulk_release(bulk[k]);
-            req[k] = NULL;
-            bulk[k] = NULL;
-        }
+        if (rc != ORPC_EAGAIN)
+            finish(k, rc);
         t_comp += now_us() - t3;
     }
     double t0 = now_us();
     for (int k = 0; k < 2; k++)
         if (req[k]) {
             size_t got;
-            failures += orpc_wait(req[k], &got) != 0;
+            finish(k, orpc_wait(req[k], &got));
         }
-    for (int k = 0; k < 2; k++)
-        if (bulk[k])
-            orpc_bulk_release(bulk[k]);
 
     t_wait += now_us() - t0;
     orpc_stats_t st;
     orpc_stats(rpc, &st);
     printf("PE %d: %d hand-offs of %zu B: in hand-off call %.1f us/step, compute %.1f us/step, "
-           "waiting %.1f us/step; new registrations %llu; %s\n",
+           "waiting %.1f us/step; new registrations %llu; retries %d; %s\n",
            me, steps, bytes, t_hand / steps, t_comp / steps, t_wait / steps,
-           (unsigned long long)st.mr_cache_misses, failures ? "FAILED" : "ok");
-    orpc_peer_release(srv);
+           (unsigned long long)st.mr_cache_misses, retries, failures ? "FAILED" : "ok");
+    if (srv)
+        orpc_peer_release(srv);
+    if (ack_fd >= 0)
+        close(ack_fd);
     orpc_close(rpc);
 
     double mine[3] = {t_hand / steps, t_comp / steps, (double)failures};

@@ -8,7 +8,9 @@
  * Two buffers alternate; a buffer is reused only after the server answered.
  * A hand-off that fails for want of the server (killed, restarting) is sent
  * again, synchronously, after reading ADDRFILE again (a restarted server
- * publishes its new address there), for up to 60 s; the server acknowledges
+ * publishes its new address there), for up to 60 s; a hand-off unanswered
+ * for 5 s counts as failed (a dead server's calls end by their timeout: no
+ * error comes from the provider); the server acknowledges
  * a step it has on disk already without writing it twice.
  *   oshrun -n N staging_pe ADDRFILE KEYFILE [STEPS] [BYTES] [COMPUTE_US]
  *                          [ACKLOG [FIRST_STEP]]
@@ -58,6 +60,10 @@ static stage_hdr_t *hdr[2];
 static size_t bytes;
 static int failures, retries, ack_fd = -1;
 static unsigned char args[2][ORPC_BULK_WIRE_MAX + 16];
+/* A hand-off unanswered this long is sent again (the server keeps what it
+ * has on disk); the buffer's exposure lasts as long, so that releasing it
+ * after a dead server waits no longer than that. */
+#define HANDOFF_TIMEOUT_MS 5000
 
 /* Reads the server's address (again) and looks it up. */
 static int connect_srv(void)
@@ -76,19 +82,19 @@ static int connect_srv(void)
 
 /* The hand-off of buffer k (header and payload filled): expose, describe,
  * send. Nothing is copied or registered. */
-static int send_step(int k, int timeout_ms)
+static int send_step(int k)
 {
     orpc_enc_t e;
     orpc_enc_init(&e, args[k], sizeof(args[k]));
     orpc_seg_t segs[2] = {{hdr[k], sizeof(stage_hdr_t)}, {buf[k], bytes}};
-    int rc = orpc_bulk_expose_sg(rpc, segs, 2, ORPC_BULK_READ, -1, &bulk[k]);
+    int rc = orpc_bulk_expose_sg(rpc, segs, 2, ORPC_BULK_READ, HANDOFF_TIMEOUT_MS, &bulk[k]);
     if (rc == ORPC_OK)
         rc = orpc_bulk_encode(bulk[k], srv, orpc_enc_reserve(&e, orpc_bulk_encoded_size(bulk[k])));
     orpc_enc_u32(&e, hdr[k]->pe);
     orpc_enc_u32(&e, hdr[k]->step);
     orpc_enc_u64(&e, bytes);
     if (rc == ORPC_OK)
-        rc = orpc_icall(rpc, srv, id, args[k], e.pos, NULL, 0, timeout_ms, &req[k]);
+        rc = orpc_icall(rpc, srv, id, args[k], e.pos, NULL, 0, HANDOFF_TIMEOUT_MS, &req[k]);
     if (rc != ORPC_OK && bulk[k]) {
         orpc_bulk_release(bulk[k]);
         bulk[k] = NULL;
@@ -103,13 +109,13 @@ static void finish(int k, int rc);
  * The other buffer's hand-off is settled first (it went to the same server). */
 static int resend(int k)
 {
+    if (req[1 - k]) {
+        size_t got;
+        finish(1 - k, orpc_wait(req[1 - k], &got));
+    }
     double end = now_us() + 60e6, pause_us = 20000;
     int rc = ORPC_EPEER;
     while (now_us() < end) {
-        if (req[1 - k]) {
-            size_t got;
-            finish(1 - k, orpc_wait(req[1 - k], &got));
-        }
         retries++;
         usleep((useconds_t)pause_us);
         pause_us = pause_us * 2 > 500000 ? 500000 : pause_us * 2;
@@ -118,7 +124,7 @@ static int resend(int k)
         srv = NULL;
         if ((rc = connect_srv()) != ORPC_OK)
             continue;
-        if ((rc = send_step(k, 10000)) == ORPC_OK) {
+        if ((rc = send_step(k)) == ORPC_OK) {
             size_t got;
             rc = orpc_wait(req[k], &got);
             orpc_bulk_release(bulk[k]);
@@ -127,6 +133,9 @@ static int resend(int k)
         }
         if (rc >= 0)
             return rc;
+        if (getenv("STAGING_DEBUG"))
+            fprintf(stderr, "PE %d step %u: attempt %d: %s (t=%.3f)\n", me, hdr[k]->step, retries,
+                    orpc_strerror(rc), now_us() / 1e6);
     }
     fprintf(stderr, "PE %d step %u: no server for 60 s: %s\n", me, hdr[k]->step,
             orpc_strerror(rc));
@@ -222,7 +231,7 @@ int main(int argc, char **argv)
         *hdr[k] = (stage_hdr_t){.magic = STAGE_MAGIC, .pe = (uint32_t)me, .step = (uint32_t)s,
                                 .len = bytes, .sum = sum};
         double t2 = now_us();
-        rc = srv ? send_step(k, 30000) : ORPC_EPEER;
+        rc = srv ? send_step(k) : ORPC_EPEER;
         t_hand += now_us() - t2;
         if (rc != ORPC_OK) { /* no server now: settle this step by resending it */
             int before = failures;

@@ -96,6 +96,7 @@ static void stage_put(orpc_call_t *c, const void *in, size_t n, void *arg)
     if (rc == ORPC_OK && stage_set_has(&done_g, pe, step)) {
         /* A retry of a hand-off whose answer was lost: it is on disk already. */
         dups_g++;
+        printf("staging_server: PE %u step %u: already on disk\n", pe, step);
         orpc_respond(c, ORPC_OK, NULL, 0);
         return;
     }

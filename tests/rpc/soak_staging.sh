@@ -10,7 +10,9 @@
 # next one goes on from where it stopped. At the end the last job runs to
 # completion, the server is stopped cleanly and staging_check reads the file:
 # every step a PE logged as acknowledged is there exactly once with its data,
-# no (PE, step) twice, no torn record. Every process started here is reaped
+# no (PE, step) twice, no torn record. Then the checker must catch a record
+# appended twice and a torn last record, and a restarted server must cut the
+# torn record away. Every process started here is reaped
 # by PID; /dev/shm files named after a killed pid are removed (as oshrun's
 # sweeper would) and checked gone; the work dir is removed (procs.sh).
 set -u
@@ -139,6 +141,27 @@ done
 retries=$(sed -n 's/.*retries \([0-9]*\);.*/\1/p' "$W/job.log" | awk '{ s += $1 } END { print s + 0 }')
 ondisk=$(grep -c ": already on disk$" "$W/server.log")
 torn=$(grep -c "dropping" "$W/server.log")
+[ "$server_kills" -ge 1 ] || fail "no server was killed (run longer)"
+
+# The checker and the restart scan on files made bad on purpose: a record
+# repeated (the checker must see the duplicate), then a torn record at the
+# end (the checker must refuse it; a restarted server must cut it away).
+rec=$((32 + BYTES))
+cp "$W/out.dat" "$W/good.dat"
+head -c $rec "$W/good.dat" >>"$W/out.dat"
+"$BIN/staging_check" "$W/out.dat" >"$W/bad.log" 2>&1 && fail "staging_check missed a duplicate record"
+grep -q "1 records duplicate" "$W/bad.log" || fail "duplicate not reported: $(cat "$W/bad.log")"
+cp "$W/good.dat" "$W/out.dat"
+head -c $((rec - 100)) "$W/good.dat" >>"$W/out.dat"
+"$BIN/staging_check" "$W/out.dat" >"$W/bad.log" 2>&1 && fail "staging_check missed a torn record"
+grep -q "$((rec - 100)) bytes after the last complete record" "$W/bad.log" ||
+  fail "torn record not reported: $(cat "$W/bad.log")"
+start_server
+kill -TERM "$SRV"
+wait "$SRV" || fail "server stopped with an error"
+PIDS=()
+grep -q "dropping $((rec - 100)) bytes" "$W/server.log" || fail "the restarted server kept a torn record"
+cmp -s "$W/out.dat" "$W/good.dat" || fail "the restarted server's file is not the good one"
 for f in /dev/shm/*; do
   [ -e "$f" ] || continue
   grep -qxF "${f#/dev/shm/}" "$W/shm.before" && continue
@@ -146,7 +169,6 @@ for f in /dev/shm/*; do
     case $f in /dev/shm/"$p":*) fail "left in /dev/shm: $f" ;; esac
   done
 done
-[ "$server_kills" -ge 1 ] || fail "no server was killed (run longer)"
 t_end=$(date +%s.%N)
 echo "soak_staging [$PROV] ${SECONDS_RUN}s (whole run $(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.1f", b - a }') s): server killed+restarted $server_kills times, jobs killed+restarted $job_kills, jobs completed $jobs_done ($STEPS steps x $NP PEs of $BYTES B); $acks acknowledgements logged, $retries resends by PEs of finished jobs, $ondisk hand-offs answered from disk, torn tails cut $torn"
 cat "$W/check.log"

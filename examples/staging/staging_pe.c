@@ -16,6 +16,7 @@
  *                          [ACKLOG [FIRST_STEP]]
  * ACKLOG: each PE appends "PE STEP" to ACKLOG.<PE> for every acknowledged
  * step (for staging_check). Steps run from FIRST_STEP (default 0).
+ * STAGING_DEBUG set: each failed resend attempt is printed to stderr.
  * Reports, per PE and for the job, time in the hand-off call versus compute.
  */
 #include <fcntl.h>

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # soak_staging.sh BINDIR OSHRUN SECONDS [PROV]: the staging example
 # (examples/staging) under random kills, for SECONDS.
-# A 2-PE job hands 64 KiB steps to staging_server in runs of STEPS steps;
+# A 2-PE job hands 64 KiB steps to staging_server in runs of 100 steps;
 # every 0.3-1.5 s (random) the soak SIGKILLs the server and restarts it
 # (about 2 in 3 times) or SIGKILLs one PE of the running job, waits for the
 # job to end, and starts it again from the same first step (so the server is
@@ -24,7 +24,7 @@ case $PROV in
   tcp) export SHMEM_RPC_PROVIDER="tcp;ofi_rxm" SHMEM_OFI_PROVIDER="tcp;ofi_rxm" ;;
 esac
 ls /dev/shm >"$W/shm.before" 2>/dev/null
-NP=2 STEPS=${SOAK_STEPS:-40} BYTES=$((64 << 10)) CUS=2000
+NP=2 STEPS=${SOAK_STEPS:-100} BYTES=$((64 << 10)) CUS=2000
 STARTED=() # every pid of ours that may have named files in /dev/shm
 
 fail() {
@@ -84,18 +84,20 @@ server_kills=0 job_kills=0 jobs_done=0 skipped=0
 start_server
 start_job
 end=$(($(date +%s) + SECONDS_RUN))
+job_check() { # a job that ended by itself must have succeeded; the next goes on
+  kill -0 "$JOB" 2>/dev/null && return 0
+  wait "$JOB"
+  local rc=$?
+  [ $rc = 0 ] || fail "a job that was not killed failed (rc $rc)"
+  jobs_done=$((jobs_done + 1))
+  FIRST=$((FIRST + STEPS))
+  start_job
+}
 while [ "$(date +%s)" -lt "$end" ]; do
-  sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.3 + 1.2 * r / 32767 }')"
-  echo "$(date +%T.%N) tick" >>"$W/soak.log"
-  if ! kill -0 "$JOB" 2>/dev/null; then # the job ended by itself: it must have succeeded
-    wait "$JOB"
-    rc=$?
-    [ $rc = 0 ] || fail "a job that was not killed failed (rc $rc)"
-    jobs_done=$((jobs_done + 1))
-    FIRST=$((FIRST + STEPS))
-    start_job
-    continue
-  fi
+  # 0.3-1.5 s until the next kill, keeping a job running all the while
+  ticks=$((3 + RANDOM % 13))
+  for _ in $(seq $ticks); do sleep 0.1; job_check; done
+  echo "$(date +%T.%N) kill" >>"$W/soak.log"
   if [ $((RANDOM % 3)) -lt 2 ]; then
     kill -KILL "$SRV" 2>/dev/null
     sweep_dead "$SRV"

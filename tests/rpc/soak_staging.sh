@@ -17,6 +17,7 @@
 # sweeper would) and checked gone; the work dir is removed (procs.sh).
 set -u
 BIN=$1 OSHRUN=$2 SECONDS_RUN=$3 PROV=${4:-shm}
+# shellcheck source=tests/rpc/procs.sh
 source "$(dirname "$0")/procs.sh"
 procs_setup "$PROV" orpc-soak-staging
 case $PROV in
@@ -29,7 +30,7 @@ STARTED=() # every pid of ours that may have named files in /dev/shm
 
 fail() {
   echo "FAIL [soak_staging/$PROV]: $*"
-  for f in "$W"/*.log; do echo "== $f"; tail -${SOAK_TAIL:-8} "$f"; done
+  for f in "$W"/*.log; do echo "== $f"; tail -n "${SOAK_TAIL:-8}" "$f"; done
   exit 1
 }
 
@@ -59,7 +60,7 @@ sweep_dead() {
 
 FIRST=0 JOB="" JOB_PES=""
 start_job() {
-  "$OSHRUN" -n $NP "$BIN/staging_pe" "$W/addr" "$W/key" $STEPS $BYTES $CUS "$W/ack" $FIRST \
+  "$OSHRUN" -n $NP "$BIN/staging_pe" "$W/addr" "$W/key" "$STEPS" $BYTES $CUS "$W/ack" $FIRST \
     >>"$W/job.log" 2>&1 &
   JOB=$!
   PIDS+=("$JOB")

@@ -52,14 +52,7 @@ static int a2a_staged(shm_team_t *t, const a2a_t *a)
         int to = (me + k) % n;
         shm_coll_put(t, &s, (size_t)me * nb, a->src + (size_t)to * nb, nb, to);
     }
-    shm_coll_quiet();
-    for (int k = 1; k < n; k++)
-        shm_coll_flag(t, (me + k) % n);
-    for (int k = 1; k < n; k++)
-        shm_coll_wait(t, (me - k + n) % n);
-    for (int r = 0; r < n; r++)
-        if (r != me)
-            memcpy(a->d->addr + (size_t)r * nb, h.base + (size_t)r * nb, nb);
+    shm_coll_staged_finish(t, h, a->d->addr, nb, n, me);
     return 1;
 }
 

@@ -127,14 +127,7 @@ static int gather_staged(shm_team_t *t, const shm_coll_buf_t *d, size_t nb, cons
     shm_coll_buf_t s = {.seg = SHM_SEG_HEAP, .off = h.off, .addr = h.base};
     for (int k = 1; k < n; k++)
         shm_coll_put(t, &s, (size_t)me * nb, src, nb, (me + k) % n);
-    shm_coll_quiet();
-    for (int k = 1; k < n; k++)
-        shm_coll_flag(t, (me + k) % n);
-    for (int k = 1; k < n; k++)
-        shm_coll_wait(t, (me - k + n) % n);
-    for (int r = 0; r < n; r++)
-        if (r != me)
-            memcpy(d->addr + (size_t)r * nb, h.base + (size_t)r * nb, nb);
+    shm_coll_staged_finish(t, h, d->addr, nb, n, me);
     return 1;
 }
 

@@ -306,6 +306,48 @@ badargs)
     expect_msg "^oshrun: cannot run '.*': No such file or directory$"
     expect_all_gone
     ;;
+compat)
+    # Open MPI's launcher options in a stranger's job script.
+    show='echo "$PMIX_RANK $(grep Cpus_allowed_list /proc/self/status | cut -f2) $PWD"'
+    run_oshrun -N 3 bash -c "$show"
+    expect_rc 0
+    [[ $(sort <<<"$OUT" | cut -d' ' -f1 | tr '\n' ' ') == "0 1 2 " ]] || fail "-N 3 ran: $OUT"
+    run_oshrun --map-by ppr:2:node bash -c "$show"
+    expect_rc 0
+    [[ $(wc -l <<<"$OUT") == 2 ]] || fail "--map-by ppr:2:node ran: $OUT"
+    run_oshrun -np 2 --oversubscribe --allow-run-as-root --map-by core --bind-to core \
+        --report-bindings --mca btl ^openib --wdir "$WORK" bash -c "$show"
+    expect_rc 0
+    [[ $(grep -c '^oshrun: PE [01] bound to core: CPU' "$WORK/err") == 2 ]] ||
+        fail "--report-bindings printed: $ERR"
+    grep -q "^oshrun: ignoring 1 --mca setting" "$WORK/err" || fail "--mca was not named: $ERR"
+    while read -r rank cpus dir; do
+        [[ $dir == "$WORK" ]] || fail "PE $rank ran in '$dir', not --wdir $WORK"
+        want=$(sed -n "s/^oshrun: PE $rank bound to core: CPU //p" "$WORK/err")
+        [[ $cpus == "$want" || $cpus == "${want/,/-}" ]] ||
+            fail "PE $rank may run on CPUs $cpus, bound to $want"
+    done <<<"$OUT"
+    if (( $(nproc) >= 2 )); then
+        [[ $(cut -d' ' -f2 <<<"$OUT" | sort -u | wc -l) == 2 ]] || fail "both PEs on one core: $OUT"
+    fi
+    for args in "-n 4 -N 2" "--bind-to numa -n 2" "--map-by foo -n 2" "-N 0" "-n 2 --mca btl"; do
+        # shellcheck disable=SC2086
+        run_oshrun $args /bin/true
+        [[ $RC == 2 && $ERR == *"--help"* ]] || fail "'oshrun $args' exited $RC: $ERR"
+    done
+    run_oshrun -n 4 -N 2 /bin/true
+    expect_msg "needs 2 hosts; oshrun starts PEs on this host only"
+    run_oshrun -n 2 --wdir "$WORK/none" /bin/true
+    expect_rc 1
+    expect_msg "cannot change to the working directory"
+    run_oshrun --launcher=mpirun --showme -n 4 -N 2 --bind-to core --mca btl self prog
+    [[ $OUT == "mpirun --oversubscribe -np 4 -N 2 --bind-to core --mca btl self prog" ]] ||
+        fail "mpirun command: $OUT"
+    run_oshrun --launcher=srun --showme -n 4 --npernode 2 --bind-to hwthread --wdir /tmp prog
+    [[ $OUT == "srun --mpi=pmix --ntasks=4 --ntasks-per-node=2 --cpu-bind=threads --chdir=/tmp prog" ]] ||
+        fail "srun command: $OUT"
+    expect_all_gone
+    ;;
 singleton)
     # Not a launcher test: record what PMIx_Init does with no server.
     t0=$(now_ms)

@@ -85,7 +85,7 @@ static void end_job(osr_loop_t *L, int status, int sig)
 // Starting PEs
 
 static void child_exec(const osr_job_t *job, const char *path, char **argv, char **env,
-                       int rank, int devnull, pid_t parent)
+                       int rank, int devnull, pid_t parent, const cpu_set_t *bind)
 {
     struct sigaction sa;
 
@@ -102,6 +102,12 @@ static void child_exec(const osr_job_t *job, const char *path, char **argv, char
         _exit(127);
     if (rank != 0 && devnull >= 0)
         dup2(devnull, STDIN_FILENO);
+    if (bind != NULL && sched_setaffinity(0, sizeof(*bind), bind) != 0) {
+        static const char bmsg[] = OSR_NAME ": --bind-to: cannot bind a PE\n";
+        ssize_t ign = write(STDERR_FILENO, bmsg, sizeof(bmsg) - 1);
+        (void)ign;
+        _exit(127);
+    }
     sigprocmask(SIG_SETMASK, &job->orig_mask, NULL);
     execve(path, argv, env);
 
@@ -144,14 +150,39 @@ static void env_free(char **env)
     free(env);
 }
 
-static int spawn_all(osr_loop_t *L, const char *path, char **argv, char **base_env)
+// --report-bindings: one line per PE, as Open MPI prints them.
+static void report_binding(const osr_opts_t *o, int rank, const cpu_set_t *set)
+{
+    char list[256] = "";
+    size_t n = 0;
+
+    if (set == NULL) {
+        fprintf(stderr, OSR_NAME ": PE %d not bound\n", rank);
+        return;
+    }
+    for (int c = 0; c < CPU_SETSIZE && n + 8 < sizeof(list); c++) {
+        if (CPU_ISSET(c, set))
+            n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%d", n ? "," : "", c);
+    }
+    fprintf(stderr, OSR_NAME ": PE %d bound to %s: CPU %s\n", rank, osr_bind_name(o->bind), list);
+}
+
+static int spawn_all(osr_loop_t *L, const osr_opts_t *o, const char *path, char **base_env)
 {
     osr_job_t *job = L->job;
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     pid_t self = getpid();
+    char **argv = o->prog_argv;
+    cpu_set_t *bind = osr_bind_sets(o->bind, job->npes);
     int ret = 0;
 
-    for (int r = 0; r < job->npes; r++) {
+    if (o->bind != OSR_BIND_NONE && bind == NULL) {
+        fprintf(stderr, OSR_NAME ": --bind-to %s: cannot read this process's CPUs\n",
+                osr_bind_name(o->bind));
+        ret = -1;
+    }
+
+    for (int r = 0; r < job->npes && ret == 0; r++) {
         char **env = env_dup(base_env);
 
         if (env == NULL || osr_server_register_pe(job, r, &env) != 0) {
@@ -161,7 +192,7 @@ static int spawn_all(osr_loop_t *L, const char *path, char **argv, char **base_e
         }
         pid_t pid = fork();
         if (pid == 0)
-            child_exec(job, path, argv, env, r, devnull, self);
+            child_exec(job, path, argv, env, r, devnull, self, bind ? &bind[r] : NULL);
         env_free(env);
         if (pid < 0) {
             fprintf(stderr, OSR_NAME ": fork failed for PE %d: %s\n", r, strerror(errno));
@@ -174,9 +205,12 @@ static int spawn_all(osr_loop_t *L, const char *path, char **argv, char **base_e
         L->nalive++;
         if (job->debug)
             fprintf(stderr, OSR_NAME ": [debug] PE %d is pid %d\n", r, (int)pid);
+        if (o->report_bindings)
+            report_binding(o, r, bind ? &bind[r] : NULL);
     }
     if (devnull >= 0)
         close(devnull);
+    free(bind);
     return ret;
 }
 
@@ -434,7 +468,7 @@ int osr_job_run(osr_job_t *job, const osr_opts_t *opts, char **base_env)
 
     if (opts->timeout_s > 0)
         L.timeout_at = now_ms() + (int64_t)(opts->timeout_s * 1000.0 + 0.5);
-    if (spawn_all(&L, path, opts->prog_argv, base_env) != 0)
+    if (spawn_all(&L, opts, path, base_env) != 0)
         end_job(&L, 1, SIGTERM);
 
     while (L.nalive > 0) {

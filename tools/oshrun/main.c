@@ -52,6 +52,12 @@ static void usage(FILE *f)
             "  --launcher L       oshrun (default), srun or mpirun\n"
             "  --launcher-arg A   with --launcher: pass A to srun/mpirun (repeatable)\n"
             "  --showme           with --launcher: print the command, do not run it\n"
+            "  -N, --npernode N   PEs per host (one host: -n may be left out)\n"
+            "  --bind-to U        bind each PE to a none|hwthread|core|socket (round robin)\n"
+            "  --wdir DIR         the PEs' working directory\n"
+            "  --map-by P, --oversubscribe, --allow-run-as-root, --report-bindings,\n"
+            "  --mca K V          Open MPI's options, accepted so its job scripts run\n"
+            "                     (--map-by ppr:N:node = -N N; --mca is ignored)\n"
             "  -h, --help         show this help\n"
             "  -V, --version      show the version\n"
             "\n"
@@ -62,7 +68,7 @@ static void usage(FILE *f)
             OSR_MAX_PES);
 }
 
-static int usage_error(const char *fmt, const char *arg)
+int osr_usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, OSR_NAME ": ");
     fprintf(stderr, fmt, arg);
@@ -72,7 +78,7 @@ static int usage_error(const char *fmt, const char *arg)
 
 // Matches "-n" style options with the value either in the same word after
 // '=' or in the next word. Returns the value, or NULL if this is not `name`.
-static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *missing)
+const char *osr_opt_value(int argc, char **argv, int *i, const char *name, bool *missing)
 {
     size_t len = strlen(name);
     const char *a = argv[*i];
@@ -110,7 +116,8 @@ static int parse_args(int argc, char **argv, osr_opts_t *o)
 
     o->exports = calloc((size_t)argc, sizeof(char *));
     o->launcher_args = calloc((size_t)argc, sizeof(char *));
-    if (o->exports == NULL || o->launcher_args == NULL)
+    o->compat_args = calloc((size_t)argc, sizeof(char *));
+    if (o->exports == NULL || o->launcher_args == NULL || o->compat_args == NULL)
         return 1;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
@@ -131,45 +138,45 @@ static int parse_args(int argc, char **argv, osr_opts_t *o)
             return 0;
         }
         for (size_t k = 0; k < sizeof(np_names) / sizeof(np_names[0]) && !matched; k++) {
-            v = opt_value(argc, argv, &i, np_names[k], &missing);
+            v = osr_opt_value(argc, argv, &i, np_names[k], &missing);
             if (v == NULL && !missing)
                 continue;
             matched = true;
             if (missing)
-                return usage_error("option '%s' needs a number of PEs", a);
+                return osr_usage_error("option '%s' needs a number of PEs", a);
             char *end;
             errno = 0;
             long n = strtol(v, &end, 10);
             if (errno || end == v || *end != '\0' || n < 1 || n > OSR_MAX_PES)
-                return usage_error("invalid number of PEs '%s'", v);
+                return osr_usage_error("invalid number of PEs '%s'", v);
             o->npes = (int)n;
         }
         if (matched)
             continue;
-        v = opt_value(argc, argv, &i, "--timeout", &missing);
+        v = osr_opt_value(argc, argv, &i, "--timeout", &missing);
         if (v != NULL || missing) {
             if (missing)
-                return usage_error("option '%s' needs a number of seconds", a);
+                return osr_usage_error("option '%s' needs a number of seconds", a);
             char *end;
             errno = 0;
             double t = strtod(v, &end);
             if (errno || end == v || *end != '\0' || !(t > 0) || t > 1e7)
-                return usage_error("invalid timeout '%s'", v);
+                return osr_usage_error("invalid timeout '%s'", v);
             o->timeout_s = t;
             continue;
         }
-        v = opt_value(argc, argv, &i, "--launcher", &missing);
+        v = osr_opt_value(argc, argv, &i, "--launcher", &missing);
         if (v != NULL || missing) {
             if (missing)
-                return usage_error("option '%s' needs oshrun, srun or mpirun", a);
+                return osr_usage_error("option '%s' needs oshrun, srun or mpirun", a);
             if (osr_launcher_parse(v, &o->launcher) != 0)
-                return usage_error("unknown launcher '%s' (expected oshrun, srun or mpirun)", v);
+                return osr_usage_error("unknown launcher '%s' (expected oshrun, srun or mpirun)", v);
             continue;
         }
-        v = opt_value(argc, argv, &i, "--launcher-arg", &missing);
+        v = osr_opt_value(argc, argv, &i, "--launcher-arg", &missing);
         if (v != NULL || missing) {
             if (missing)
-                return usage_error("option '%s' needs an argument for the launcher", a);
+                return osr_usage_error("option '%s' needs an argument for the launcher", a);
             o->launcher_args[o->nlauncher_args++] = (char *)v;
             continue;
         }
@@ -179,22 +186,35 @@ static int parse_args(int argc, char **argv, osr_opts_t *o)
         }
         if (strcmp(a, "-x") == 0) {
             if (i + 1 >= argc)
-                return usage_error("option '%s' needs VAR or VAR=VALUE", a);
+                return osr_usage_error("option '%s' needs VAR or VAR=VALUE", a);
             v = argv[++i];
             const char *eq = strchr(v, '=');
             if (!valid_var_name(v, eq ? (size_t)(eq - v) : strlen(v)))
-                return usage_error("invalid variable name in '-x %s'", v);
+                return osr_usage_error("invalid variable name in '-x %s'", v);
             o->exports[o->nexports++] = argv[i];
             continue;
         }
-        return usage_error("unknown option '%s'", a);
+        int rc = osr_compat_opt(argc, argv, &i, o);
+        if (rc == 0)
+            continue;
+        if (rc > 0)
+            return rc;
+        return osr_usage_error("unknown option '%s'", a);
     }
+    int rc = osr_compat_finish(o);
+    if (rc >= 0)
+        return rc;
     if (o->npes == 0)
-        return usage_error("%s", "missing -n N (number of PEs)");
+        return osr_usage_error("%s", "missing -n N (number of PEs)");
     if (i >= argc)
-        return usage_error("%s", "missing program to run");
+        return osr_usage_error("%s", "missing program to run");
     if (o->launcher == OSR_LAUNCHER_BUILTIN && (o->nlauncher_args > 0 || o->showme))
-        return usage_error("%s", "--launcher-arg and --showme need --launcher=srun or mpirun");
+        return osr_usage_error("%s", "--launcher-arg and --showme need --launcher=srun or mpirun");
+    if (o->wdir != NULL && o->launcher == OSR_LAUNCHER_BUILTIN && chdir(o->wdir) != 0) {
+        fprintf(stderr, OSR_NAME ": cannot change to the working directory '%s': %s\n", o->wdir,
+                strerror(errno));
+        return 1;
+    }
     o->prog_argv = &argv[i];
     return -1;
 }
@@ -366,5 +386,6 @@ out_job:
 out_opts:
     free(opts.exports);
     free(opts.launcher_args);
+    free(opts.compat_args);
     return status;
 }

@@ -12,6 +12,7 @@
 #define OSHRUN_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
@@ -28,6 +29,14 @@ typedef enum osr_launcher {
     OSR_LAUNCHER_MPIRUN, // mpirun --oversubscribe (Open MPI)
 } osr_launcher_t;
 
+// --bind-to: what each PE is bound to (compat.c).
+typedef enum osr_bind {
+    OSR_BIND_NONE,
+    OSR_BIND_HWTHREAD,
+    OSR_BIND_CORE,
+    OSR_BIND_SOCKET,
+} osr_bind_t;
+
 // Command-line options.
 typedef struct osr_opts {
     int npes;
@@ -40,6 +49,14 @@ typedef struct osr_opts {
     char **launcher_args; // --launcher-arg items, passed to srun/mpirun as they are
     int nlauncher_args;
     bool showme;         // with --launcher: print the command instead of running it
+    // Other launchers' options (compat.c).
+    int per_host;        // -N / --npernode / --map-by ppr:N:node; 0: not given
+    osr_bind_t bind;     // --bind-to
+    bool report_bindings;
+    const char *wdir;    // --wdir: the PEs' working directory
+    int nmca;            // --mca K V settings (Open MPI's: ignored unless mpirun runs)
+    char **compat_args;  // the words of all of these, as given (for mpirun)
+    int ncompat_args;
 } osr_opts_t;
 
 // What the PMIx thread tells the main thread about one PE.
@@ -77,6 +94,16 @@ typedef struct osr_job {
         char *abort_msg;
     } shared;
 } osr_job_t;
+
+// main.c: option helpers shared with compat.c.
+const char *osr_opt_value(int argc, char **argv, int *i, const char *name, bool *missing);
+int osr_usage_error(const char *fmt, const char *arg);
+
+// compat.c: Open MPI's and Slurm's spellings of launcher options.
+int osr_compat_opt(int argc, char **argv, int *i, osr_opts_t *o);
+int osr_compat_finish(osr_opts_t *o);
+const char *osr_bind_name(osr_bind_t b);
+cpu_set_t *osr_bind_sets(osr_bind_t b, int npes);
 
 // server.c: PMIx server side.
 int osr_tmpdir_create(osr_job_t *job);

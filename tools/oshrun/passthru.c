@@ -106,6 +106,16 @@ int osr_passthru_exec(const osr_opts_t *o)
         rc |= argv_add(&a, "srun");
         rc |= argv_add(&a, "--mpi=pmix");
         rc |= argv_add(&a, "--ntasks=%d", o->npes);
+        if (o->per_host > 0)
+            rc |= argv_add(&a, "--ntasks-per-node=%d", o->per_host);
+        if (o->bind != OSR_BIND_NONE || o->report_bindings)
+            rc |= argv_add(&a, "--cpu-bind=%s%s", o->report_bindings ? "verbose," : "",
+                           o->bind == OSR_BIND_HWTHREAD ? "threads"
+                           : o->bind == OSR_BIND_CORE   ? "cores"
+                           : o->bind == OSR_BIND_SOCKET ? "sockets"
+                                                        : "none");
+        if (o->wdir != NULL)
+            rc |= argv_add(&a, "--chdir=%s", o->wdir);
         if (o->timeout_s > 0) {
             long s = ceil_seconds(o->timeout_s);
             rc |= argv_add(&a, "--time=%ld:%02ld", s / 60, s % 60);
@@ -119,6 +129,9 @@ int osr_passthru_exec(const osr_opts_t *o)
             rc |= argv_add(&a, "--timeout");
             rc |= argv_add(&a, "%ld", ceil_seconds(o->timeout_s));
         }
+        // Open MPI's own options, as the user gave them.
+        for (int k = 0; k < o->ncompat_args; k++)
+            rc |= argv_add(&a, "%s", o->compat_args[k]);
     }
     if (rc != 0 || apply_exports(o, &a) != 0)
         goto fail;

@@ -15,7 +15,9 @@
 
 #include "pe_check.h"
 
-#define THR_N 4        // threads per PE
+#ifndef THR_N
+#define THR_N 4 // threads per PE (the *_t8.c variants: 8)
+#endif
 #define THR_MAX_PES 16 // arrays indexed by PE are sized for this
 
 static pthread_mutex_t thr_report_lock_g __attribute__((unused)) = PTHREAD_MUTEX_INITIALIZER;

@@ -312,6 +312,9 @@ compat)
     run_oshrun -N 3 bash -c "$show"
     expect_rc 0
     [[ $(sort <<<"$OUT" | cut -d' ' -f1 | tr '\n' ' ') == "0 1 2 " ]] || fail "-N 3 ran: $OUT"
+    run_oshrun -ppn 2 -genv OSR_COMPAT "a b" -genvall bash -c 'echo "$PMIX_RANK $OSR_COMPAT"'
+    expect_rc 0
+    [[ $(sort <<<"$OUT" | tr '\n' ' ') == "0 a b 1 a b " ]] || fail "-ppn 2 -genv ran: $OUT"
     run_oshrun --map-by ppr:2:node bash -c "$show"
     expect_rc 0
     [[ $(wc -l <<<"$OUT") == 2 ]] || fail "--map-by ppr:2:node ran: $OUT"
@@ -330,7 +333,8 @@ compat)
     if (( $(nproc) >= 2 )); then
         [[ $(cut -d' ' -f2 <<<"$OUT" | sort -u | wc -l) == 2 ]] || fail "both PEs on one core: $OUT"
     fi
-    for args in "-n 4 -N 2" "--bind-to numa -n 2" "--map-by foo -n 2" "-N 0" "-n 2 --mca btl"; do
+    for args in "-n 4 -N 2" "--bind-to numa -n 2" "--map-by foo -n 2" "-N 0" "-n 2 --mca btl" \
+        "-n 2 -genv 1X y" "-n 2 -genv X"; do
         # shellcheck disable=SC2086
         run_oshrun $args /bin/true
         [[ $RC == 2 && $ERR == *"--help"* ]] || fail "'oshrun $args' exited $RC: $ERR"
@@ -343,6 +347,8 @@ compat)
     run_oshrun --launcher=mpirun --showme -n 4 -N 2 --bind-to core --mca btl self prog
     [[ $OUT == "mpirun --oversubscribe -np 4 -N 2 --bind-to core --mca btl self prog" ]] ||
         fail "mpirun command: $OUT"
+    run_oshrun --launcher=mpirun --showme -n 4 -ppn 2 -genv OSR_COMPAT x prog
+    [[ $OUT == "mpirun --oversubscribe -np 4 -N 2 -x OSR_COMPAT prog" ]] || fail "mpirun command: $OUT"
     run_oshrun --launcher=srun --showme -n 4 --npernode 2 --bind-to hwthread --wdir /tmp prog
     [[ $OUT == "srun --mpi=pmix --ntasks=4 --ntasks-per-node=2 --cpu-bind=threads --chdir=/tmp prog" ]] ||
         fail "srun command: $OUT"

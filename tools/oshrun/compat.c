@@ -3,7 +3,7 @@
 // Options other launchers take, so that a job script written for Open MPI's
 // mpirun/oshrun runs unchanged: -N / --npernode / --map-by ppr:N:node (PEs
 // per host), --bind-to, --oversubscribe, --allow-run-as-root, --mca K V,
-// --wdir. oshrun runs on one host; what has a meaning there is done (PEs per
+// --wdir; and MPICH's (Hydra's) -ppn, -genv/-env VAR VAL, -genvall. oshrun runs on one host; what has a meaning there is done (PEs per
 // host, binding, working directory), what has none is accepted (mapping
 // policies, oversubscription: PEs always yield when they outnumber cores),
 // and Open MPI's MCA settings are named once as ignored. With
@@ -98,7 +98,7 @@ int osr_compat_opt(int argc, char **argv, int *i, osr_opts_t *o)
 {
     static const char *const noop[] = {"--oversubscribe", "-oversubscribe", "--allow-run-as-root",
                                        "--report-bindings", "-report-bindings"};
-    static const char *const per_host[] = {"-N", "--npernode", "-npernode"};
+    static const char *const per_host[] = {"-N", "--npernode", "-npernode", "-ppn"};
     static const char *const mca[] = {"--mca", "-mca", "--gmca", "-gmca", "--prtemca",
                                       "--pmixmca"};
     int first = *i;
@@ -121,7 +121,8 @@ int osr_compat_opt(int argc, char **argv, int *i, osr_opts_t *o)
             continue;
         if (parse_count(v, &o->per_host) != 0)
             return osr_usage_error("invalid number of PEs per host '%s'", v);
-        keep_words(o, argv, first, *i);
+        o->compat_args[o->ncompat_args++] = "-N"; // mpirun's spelling of them all
+        o->compat_args[o->ncompat_args++] = (char *)v;
         return 0;
     }
     for (const char *name = "--map-by"; name != NULL; name = name[1] == '-' ? "-map-by" : NULL) {
@@ -159,6 +160,22 @@ int osr_compat_opt(int argc, char **argv, int *i, osr_opts_t *o)
         keep_words(o, argv, first, *i);
         return 0;
     }
+    // MPICH's (Hydra's) -genv VAR VAL / -env VAR VAL: as -x VAR=VAL.
+    if (strcmp(argv[*i], "-genv") == 0 || strcmp(argv[*i], "-env") == 0) {
+        char *entry;
+        const char *name = *i + 1 < argc ? argv[*i + 1] : "";
+        bool ok = osr_valid_var_name(name, strlen(name));
+
+        if (*i + 2 >= argc || !ok)
+            return osr_usage_error("option '%s' needs a variable name and a value", argv[*i]);
+        if (asprintf(&entry, "%s=%s", name, argv[*i + 2]) < 0)
+            return 1;
+        o->exports[o->nexports++] = entry; // lives as long as the process
+        *i += 2;
+        return 0;
+    }
+    if (strcmp(argv[*i], "-genvall") == 0)
+        return 0; // the PEs get oshrun's environment in any case
     for (size_t k = 0; k < sizeof(mca) / sizeof(mca[0]); k++) {
         if (strcmp(argv[*i], mca[k]) != 0)
             continue;

@@ -97,7 +97,7 @@ const char *osr_opt_value(int argc, char **argv, int *i, const char *name, bool 
     return argv[++*i];
 }
 
-static bool valid_var_name(const char *s, size_t len)
+bool osr_valid_var_name(const char *s, size_t len)
 {
     if (len == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
         return false;
@@ -116,7 +116,7 @@ static int parse_args(int argc, char **argv, osr_opts_t *o)
 
     o->exports = calloc((size_t)argc, sizeof(char *));
     o->launcher_args = calloc((size_t)argc, sizeof(char *));
-    o->compat_args = calloc((size_t)argc, sizeof(char *));
+    o->compat_args = calloc(2 * (size_t)argc + 1, sizeof(char *));
     if (o->exports == NULL || o->launcher_args == NULL || o->compat_args == NULL)
         return 1;
     for (i = 1; i < argc; i++) {
@@ -189,7 +189,7 @@ static int parse_args(int argc, char **argv, osr_opts_t *o)
                 return osr_usage_error("option '%s' needs VAR or VAR=VALUE", a);
             v = argv[++i];
             const char *eq = strchr(v, '=');
-            if (!valid_var_name(v, eq ? (size_t)(eq - v) : strlen(v)))
+            if (!osr_valid_var_name(v, eq ? (size_t)(eq - v) : strlen(v)))
                 return osr_usage_error("invalid variable name in '-x %s'", v);
             o->exports[o->nexports++] = argv[i];
             continue;

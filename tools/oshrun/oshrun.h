@@ -98,6 +98,7 @@ typedef struct osr_job {
 // main.c: option helpers shared with compat.c.
 const char *osr_opt_value(int argc, char **argv, int *i, const char *name, bool *missing);
 int osr_usage_error(const char *fmt, const char *arg);
+bool osr_valid_var_name(const char *s, size_t len);
 
 // compat.c: Open MPI's and Slurm's spellings of launcher options.
 int osr_compat_opt(int argc, char **argv, int *i, osr_opts_t *o);

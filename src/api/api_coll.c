@@ -133,6 +133,11 @@ SHM_DEFINE(int, shmem_alltoallsmem,
                {                                                               \
                    (void)pSync;                                                \
                    ACTIVE_SET(t, PE_start, logPE_stride, PE_size);             \
+                   if (shm_unlikely(PE_root < 0 || PE_root >= PE_size))        \
+                       shm_fatal("%s: PE_root %d is not a position in the active set (0..%d): " \
+                                 "it counts the PEs of the set (PE_start %d, stride %d), " \
+                                 "it is not a PE number",                      \
+                                 __func__, PE_root, PE_size - 1, PE_start, 1 << logPE_stride); \
                    shm_coll_bcast(__func__, &t, dest, source, shm_check_nbytes(__func__, nelems, BITS / 8), PE_root, 0); \
                })                                                              \
     SHM_DEFINE(void, shmem_collect##BITS,                                      \

@@ -91,6 +91,21 @@ case $line in
 *) fail "--showme does not start with the compiler ($builtin_cc): $line" ;;
 esac
 echo "ok: arguments with spaces and quotes; --showme quotes them for the shell"
+# -show, as Sandia OpenSHMEM's and MPICH's wrappers spell it (build scripts run
+# `oshcc -show` and take -I/-L from it): the same line as --showme, nothing run.
+for w in oshcc oshc++; do
+    src_=ring.c
+    [ $w = oshc++ ] && src_=ring.cpp
+    rm -f shown_by_show
+    a=$($w -show "$src_" -o shown_by_show) || fail "$w -show failed"
+    b=$($w --showme "$src_" -o shown_by_show)
+    [ "$a" = "$b" ] || fail "$w -show gives '$a', --showme gives '$b'"
+    [ ! -e shown_by_show ] || fail "$w -show ran the compiler"
+    bare=$($w -show) || fail "$w -show alone failed"
+    grep -qF -- "-I$P/include" <<<"$bare" || fail "$w -show names no -I$P/include: $bare"
+    grep -qF -- "-L$P/lib" <<<"$bare" || fail "$w -show names no -L$P/lib: $bare"
+done
+echo "ok: -show (the Sandia OpenSHMEM / MPICH spelling) prints what --showme does"
 
 # A user -std= wins over the default -std=gnu11 (which is then not added).
 printf '#include <shmem.h>\n#if __STDC_VERSION__ != 201710L\n#error not C17\n#endif\nint main(void){return 0;}\n' >std.c

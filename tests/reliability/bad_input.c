@@ -63,6 +63,16 @@ static void ctx_destroyed(long *sym, long *src)
     shmem_ctx_long_p(ctx, sym, 1, 0);
 }
 static void pe_in_coll(long *sym, long *src) { shmem_long_broadcast(SHMEM_TEAM_WORLD, sym, src, 4, shmem_n_pes()); }
+// The deprecated active-set broadcast with PE_root given as a PE number (as
+// code written for Open MPI's OSHMEM does): PE 1 alone, an active set of
+// itself (start 1, size 1), where the only valid PE_root is 0.
+static void aset_bcast_root(long *sym, long *src)
+{
+    static long psync[SHMEM_BCAST_SYNC_SIZE];
+    for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; i++)
+        psync[i] = SHMEM_SYNC_VALUE;
+    shmem_broadcast64(sym, src, 4, pe_me_g, pe_me_g, 0, 1, psync);
+}
 
 static const struct {
     const char *name;
@@ -76,6 +86,7 @@ static const struct {
     {"count_wrap", count_wrap, 0},     {"stride_negative", stride_negative, 0},
     {"stride_wrap", stride_wrap, 0},   {"amo_misaligned", amo_misaligned, 0},
     {"ctx_destroyed", ctx_destroyed, 0}, {"bcast_root", pe_in_coll, 1},
+    {"aset_bcast_root", aset_bcast_root, 0},
 };
 
 // Modes that need more than one call site: teams, collectives, setup.

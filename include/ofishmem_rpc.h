@@ -297,7 +297,7 @@ ORPC_API int orpc_call_key(orpc_t *rpc, orpc_peer_t *peer, uint64_t key, uint64_
  * reached, or that does not answer by the call's deadline ends the call
  * with that status (ORPC_EPEER, ORPC_ETIMEDOUT...) and the caller learns
  * which member (opts.failed; the lowest when several). Each level of the
- * tree gives its children 1/8 less time than it got, so a member's silence
+ * tree gives its children 1/4 less time than it got, so a member's silence
  * is reported by its parent before the caller's own deadline. Every hop
  * is an ordinary request: the auth key is checked at each. Arguments and
  * results travel eagerly: arguments plus the address within the members'

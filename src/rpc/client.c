@@ -31,9 +31,11 @@ void rpc_req_free(orpc_t *r, struct orpc_req *q)
         req_release_bulk(r, q, q->responded);
     q->state = RPC_REQ_FREE;
     q->peer = NULL;
+    if (q->pay_heap) { /* a collective call's payload */
+        free(q->pay_heap);
+        q->pay_heap = NULL;
+    }
     q->coll_failed_p = NULL;
-    free(q->pay_heap);
-    q->pay_heap = NULL;
     q->next_free = r->req_free;
     r->req_free = (int)q->idx;
     if (p) {

@@ -9,7 +9,7 @@
  * and the arguments. A member (rpc_coll_begin, from the request's arrival)
  * copies address and arguments into its tree state, queues its handler,
  * and, from its next progress (rpc_coll_progress), sends the same request
- * to each of its children, numbered in the header, with 1/8 less time than
+ * to each of its children, numbered in the header, with 1/4 less time than
  * it got. The handler's orpc_respond keeps the member's own part; when it
  * and every child's answer are in (or a child's deadline passed) the
  * member combines them (records sorted by member, or a reduction) and
@@ -115,7 +115,7 @@ static rpc_coll_mem_t *mem_get(orpc_t *r, const uint8_t *a, size_t len)
     for (int i = 0; i < COLL_MEMS; i++) {
         rpc_coll_mem_t *m = r->coll_mem[i];
         if (m && m->len == len && memcmp(m->addr, a, len) == 0) {
-            m->used = ++mem_tick_g;
+            m->used = __atomic_add_fetch(&mem_tick_g, 1, __ATOMIC_RELAXED);
             return m;
         }
     }
@@ -154,7 +154,7 @@ static rpc_coll_mem_t *mem_get(orpc_t *r, const uint8_t *a, size_t len)
     }
     if (r->coll_mem[slot])
         mem_free(r, r->coll_mem[slot], 1);
-    m->used = ++mem_tick_g;
+    m->used = __atomic_add_fetch(&mem_tick_g, 1, __ATOMIC_RELAXED);
     r->coll_mem[slot] = m;
     return m;
 }
@@ -235,9 +235,9 @@ int rpc_coll_begin(orpc_t *r, struct orpc_call *c, const rpc_hdr_t *h)
         k->kid[i].zombie = 0;
         k->kid[i].q = NULL;
     }
-    /* Each level gives its children 1/8 less time, so a child's silence is
+    /* Each level gives its children 1/4 less time, so a child's silence is
      * reported before this member's own deadline. */
-    k->kid_timeout_ms = (int)(h->timeout_ms - h->timeout_ms / 8);
+    k->kid_timeout_ms = (int)(h->timeout_ms - h->timeout_ms / 4);
     if (k->kid_timeout_ms < 1)
         k->kid_timeout_ms = 1;
     k->forwarded = k->nkids == 0;

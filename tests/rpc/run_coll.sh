@@ -9,7 +9,9 @@
 #  faults: 5 members (a server of 2 contexts and three of 1): a member
 #          SIGSTOPped fails the call within its deadline naming it, the
 #          service answers again after SIGCONT; a member SIGKILLed is named
-#          the same way; the others still stop cleanly.
+#          the same way; the others still stop cleanly. A member whose key
+#          differs drops the request its parent forwards: named (every hop
+#          checks the key).
 # Reaps every process it started (procs.sh).
 set -u
 BIN=$1
@@ -29,7 +31,9 @@ start_servers() {
   for nc in "$@"; do
     i=$((i + 1))
     rm -f "$W/s$i.addr"
-    FI_OFI_RXM_USE_SRX=0 "$BIN/rpc_coll" server "$W/s$i.addr" "$PROVIDER" "$nc" >"$W/s$i.log" 2>&1 &
+    key=$SHMEM_RPC_AUTH_KEY
+    [ "$i" = "${ODD_KEY_SERVER:-0}" ] && key=ffffffffffffffffffffffffffffffff
+    SHMEM_RPC_AUTH_KEY=$key FI_OFI_RXM_USE_SRX=0 "$BIN/rpc_coll" server "$W/s$i.addr" "$PROVIDER" "$nc" >"$W/s$i.log" 2>&1 &
     SPIDS+=($!); PIDS+=($!)
     files+=("$W/s$i.addr")
   done
@@ -91,6 +95,12 @@ faults)
   SPIDS[2]=dead
   client stalled 5 3 2000 || fail "a killed member"
   stop_servers expect_fail
+  # Member 2 (the third server) has another key: its parent's request is dropped there.
+  ODD_KEY_SERVER=3 start_servers 1 1 1
+  client stalled 3 2 2000 || fail "a member with another key"
+  client stop >/dev/null 2>&1
+  kill -TERM "${SPIDS[2]}"
+  for p in "${SPIDS[@]}"; do wait "$p" || fail "a server exited with $?"; done
   ;;
 *) echo "unknown scenario $SC"; exit 2 ;;
 esac

@@ -7,7 +7,7 @@
 #  large:  5 members (servers of 2 and 3 contexts joined) and 8 (four
 #          servers of 2 contexts): the same.
 #  faults: 5 members (a server of 2 contexts and three of 1): a member
-#          SIGSTOPped fails the call within its deadline naming it, the
+#          SIGSTOPped fails the call within its deadline (4 s) naming it, the
 #          service answers again after SIGCONT; a member SIGKILLed is named
 #          the same way; the others still stop cleanly. A member whose key
 #          differs drops the request its parent forwards: named (every hop
@@ -86,18 +86,18 @@ faults)
     fail "members 3 and 4 are not the third and fourth servers (pids $p3 $p4)"
   # Stopped: member 4 (a grandchild of the root in a binary tree).
   kill -STOP "$p4"
-  client stalled 5 4 2000 || { kill -CONT "$p4"; fail "a stopped member"; }
+  client stalled 5 4 4000 || { kill -CONT "$p4"; fail "a stopped member"; }
   kill -CONT "$p4"
   client pids >/dev/null || fail "the service does not answer after SIGCONT"
   # Killed: member 3.
   kill -KILL "$p3"
   wait "$p3" 2>/dev/null
   SPIDS[2]=dead
-  client stalled 5 3 2000 || fail "a killed member"
+  client stalled 5 3 4000 || fail "a killed member"
   stop_servers expect_fail
   # Member 2 (the third server) has another key: its parent's request is dropped there.
   ODD_KEY_SERVER=3 start_servers 1 1 1
-  client stalled 3 2 2000 || fail "a member with another key"
+  client stalled 3 2 4000 || fail "a member with another key"
   client stop >/dev/null 2>&1
   kill -TERM "${SPIDS[2]}"
   for p in "${SPIDS[@]}"; do wait "$p" || fail "a server exited with $?"; done

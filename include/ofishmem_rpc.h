@@ -275,6 +275,93 @@ ORPC_API int orpc_call_key(orpc_t *rpc, orpc_peer_t *peer, uint64_t key, uint64_
                            const void *in, size_t in_len, void *out, size_t out_cap,
                            size_t *out_len_p, int timeout_ms);
 
+/* ------------------------------------------------------ collective calls */
+
+/*
+ * A collective call goes to every member of a service and gathers their
+ * results into one response (CaRT's collective RPC). The members are the
+ * contexts a looked-up address names, in its order (a joined address:
+ * every context of every server; orpc_peer_contexts says how many, at most
+ * 64). The caller sends one request to a root member; each member forwards
+ * it to its children in a k-ary tree over the members, runs the handler,
+ * combines its children's results with its own, and answers its parent.
+ *
+ * How results combine is named where the handler is registered: gathered
+ * (orpc_register, or op ORPC_COLL_GATHER: one record per member in member
+ * order, read with orpc_coll_next), or reduced (arrays of little-endian
+ * int64 summed, or their minimum or maximum, element by element, every
+ * member answering the same length; or a combine callback of the server,
+ * which must be associative and commutative: the tree decides the order).
+ *
+ * Failures: a member whose handler answers a negative status, that is not
+ * reached, or that does not answer by the call's deadline ends the call
+ * with that status (ORPC_EPEER, ORPC_ETIMEDOUT...) and the caller learns
+ * which member (opts.failed; the lowest when several). Each level of the
+ * tree gives its children 1/4 less time than it got, so a member's silence
+ * is reported by its parent before the caller's own deadline. Every hop
+ * is an ordinary request: the auth key is checked at each. Arguments and
+ * results travel eagerly: arguments plus the address within the members'
+ * request limit, each member's combined result within SHMEM_RPC_MAX_RESP
+ * (else ORPC_ERANGE).
+ */
+/** Combination of results (orpc_register_coll). */
+#define ORPC_COLL_GATHER 0  /**< records of every member, in member order */
+#define ORPC_COLL_SUM_I64 1 /**< int64 arrays summed element by element */
+#define ORPC_COLL_MIN_I64 2
+#define ORPC_COLL_MAX_I64 3
+#define ORPC_COLL_COMBINE 4 /**< the registration's combine callback */
+/** Most members of a collective call. */
+#define ORPC_COLL_MAX 64
+
+/**
+ * A server's combine of a reduction: folds in (in_len bytes, a member's or
+ * a subtree's result) into acc (*acc_len bytes, room for acc_cap). Returns
+ * 0, or a negative ORPC_E* status that ends the call.
+ */
+typedef int (*orpc_combine_t)(void *acc, size_t *acc_len, size_t acc_cap, const void *in,
+                              size_t in_len, void *arg);
+
+/**
+ * orpc_register, naming how results of collective calls to this handler
+ * combine (op ORPC_COLL_*; combine and combine_arg for ORPC_COLL_COMBINE).
+ * Every member of a service must register it alike.
+ */
+ORPC_API int orpc_register_coll(orpc_t *rpc, const char *name, orpc_handler_t fn, void *arg,
+                                unsigned flags, int op, orpc_combine_t combine,
+                                void *combine_arg, uint64_t *id_p);
+
+/** Options of orpc_call_all; orpc_coll_opts_init sets the defaults. */
+typedef struct {
+    int root;    /**< member that takes the caller's request (default 0) */
+    int fanout;  /**< children per member (default 4; 1: a chain; members-1: flat) */
+    int failed;  /**< out: the member whose failure ended the call, -1: none */
+    int members; /**< out: members of the call */
+} orpc_coll_opts_t;
+ORPC_API void orpc_coll_opts_init(orpc_coll_opts_t *opts);
+
+/**
+ * Calls handler id on every member of peer's service and waits for the
+ * combined result (out, as orpc_call). Returns ORPC_OK or the first
+ * failure (see above; opts->failed names the member).
+ * @param opts NULL: defaults, and no report of the failed member.
+ */
+ORPC_API int orpc_call_all(orpc_t *rpc, orpc_peer_t *peer, uint64_t id, const void *in,
+                           size_t in_len, void *out, size_t out_cap, size_t *out_len_p,
+                           int timeout_ms, orpc_coll_opts_t *opts);
+
+/**
+ * Reads the next record of a gathered result: returns 1 and sets member,
+ * its status (>= 0) and its bytes, with *pos (start at 0) past it; 0 at the
+ * end; ORPC_EPROTO when out is not a whole gathered result.
+ */
+ORPC_API int orpc_coll_next(const void *out, size_t out_len, size_t *pos, int *member,
+                            int *status, const void **data, size_t *len);
+
+/** A handler's member number in a collective call (0..members-1), or -1. */
+ORPC_API int orpc_call_member(orpc_call_t *call);
+/** The members of a collective call (1 and more), or 0 for an ordinary call. */
+ORPC_API int orpc_call_members(orpc_call_t *call);
+
 /* ------------------------------------------------------------------ bulk */
 
 #define ORPC_BULK_READ 0x1  /**< the server may pull (orpc_bulk_get) */

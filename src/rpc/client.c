@@ -31,6 +31,11 @@ void rpc_req_free(orpc_t *r, struct orpc_req *q)
         req_release_bulk(r, q, q->responded);
     q->state = RPC_REQ_FREE;
     q->peer = NULL;
+    if (q->pay_heap) { /* a collective call's payload */
+        free(q->pay_heap);
+        q->pay_heap = NULL;
+    }
+    q->coll_failed_p = NULL;
     q->next_free = r->req_free;
     r->req_free = (int)q->idx;
     if (p) {
@@ -56,7 +61,14 @@ void rpc_client_on_resp(orpc_t *r, const rpc_hdr_t *h)
         return;
     }
     q->status = h->status;
-    if (h->flags & RPC_F_PUSHED) {
+    if ((h->flags & RPC_F_COLL) && h->status < 0) {
+        /* A collective call failed: the payload names the member. */
+        if (h->payload_len == 4 && q->coll_failed_p)
+            *q->coll_failed_p = (int32_t)((uint32_t)h->payload[0] | (uint32_t)h->payload[1] << 8 |
+                                          (uint32_t)h->payload[2] << 16 |
+                                          (uint32_t)h->payload[3] << 24);
+        q->out_len = 0;
+    } else if (h->flags & RPC_F_PUSHED) {
         /* The result is already in out; the payload says its full length. */
         if (q->out_bulk == NULL || h->payload_len != 8) {
             r->st.malformed++;
@@ -176,9 +188,17 @@ RPC_EXPORT int orpc_peer_release(orpc_peer_t *p)
     return ORPC_OK;
 }
 
+/* A collective call's extras (rpc_req_start_coll); NULL for any other. */
+typedef struct {
+    const void *pre;
+    size_t prelen;
+    void *pay_heap;
+    int32_t *failed_p;
+} req_ext_t;
+
 static int req_start(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, size_t in_len,
                      void *out, size_t out_cap, int timeout_ms, uint8_t flags,
-                     orpc_req_t **req_p)
+                     orpc_req_t **req_p, req_ext_t *x)
 {
     if (r == NULL || p == NULL || !p->used || req_p == NULL || (in_len && in == NULL) ||
         (out_cap && out == NULL) || p->rpc != r)
@@ -199,6 +219,8 @@ static int req_start(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, siz
      * Both live as long as the call (the deadline rule when it fails).
      */
     size_t limit = p->max_req ? p->max_req : r->max_req;
+    if (x) /* collective: eager only (orpc_call_all checked the size) */
+        limit = SIZE_MAX, out_cap = out_cap < r->max_resp ? out_cap : r->max_resp;
     orpc_bulk_t *ab = NULL, *ob = NULL;
     int rc = ORPC_OK;
     if (in_len > limit && (flags & RPC_F_ONEWAY)) {
@@ -252,11 +274,19 @@ static int req_start(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, siz
     q->out = out;
     q->out_cap = out_cap;
     q->out_len = 0;
+    q->coll_failed_p = x ? x->failed_p : NULL;
+    if (x) { /* the request owns its payload memory from here on */
+        q->pay_heap = x->pay_heap;
+        x->pay_heap = NULL;
+        flags |= RPC_F_COLL;
+    }
     q->send_ns = now;
     q->deadline_ns = deadline;
     p->inflight++;
     size_t extra = (ab ? RPC_BULK_WIRE : 0) + (ob ? RPC_BULK_WIRE : 0);
     size_t pay_len = ab ? 0 : in_len;
+    if (x) /* the collective header follows the wire header, like descriptors */
+        extra = x->prelen;
     rpc_hdr_t h = {.type = RPC_T_REQ, .flags = flags, .rpc_id = id,
                    .req_id = (uint64_t)q->gen << 32 | q->idx,
                    .timeout_ms = (uint32_t)timeout_ms,
@@ -269,6 +299,8 @@ static int req_start(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, siz
         rc = orpc_bulk_encode(ab, p, q->hdr + hl);
     if (ob && rc == ORPC_OK)
         rc = orpc_bulk_encode(ob, p, q->hdr + hl + (ab ? RPC_BULK_WIRE : 0));
+    if (x)
+        memcpy(q->hdr + hl, x->pre, x->prelen);
     hl += extra;
     const void *pay = pay_len ? in : NULL;
     if (pay_len && pay_len <= RPC_INLINE) {
@@ -305,13 +337,25 @@ static int req_start(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, siz
 RPC_EXPORT int orpc_icall(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, size_t in_len,
                           void *out, size_t out_cap, int timeout_ms, orpc_req_t **req_p)
 {
-    return req_start(r, p, id, in, in_len, out, out_cap, timeout_ms, 0, req_p);
+    return req_start(r, p, id, in, in_len, out, out_cap, timeout_ms, 0, req_p, NULL);
+}
+
+int rpc_req_start_coll(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *pre, size_t prelen,
+                       const void *pay, size_t pay_len, void *pay_heap, void *out,
+                       size_t out_cap, int timeout_ms, int32_t *failed_p, struct orpc_req **q_p)
+{
+    req_ext_t x = {.pre = pre, .prelen = prelen, .pay_heap = pay_heap, .failed_p = failed_p};
+    if (prelen > RPC_REQ_EXTRA)
+        return ORPC_EINVAL;
+    int rc = req_start(r, p, id, pay, pay_len, out, out_cap, timeout_ms, 0, q_p, &x);
+    free(x.pay_heap); /* not taken: the request never started */
+    return rc;
 }
 
 RPC_EXPORT int orpc_send(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, size_t in_len)
 {
     orpc_req_t *q;
-    int rc = req_start(r, p, id, in, in_len, NULL, 0, -1, RPC_F_ONEWAY, &q);
+    int rc = req_start(r, p, id, in, in_len, NULL, 0, -1, RPC_F_ONEWAY, &q, NULL);
     if (rc != ORPC_OK)
         return rc;
     /* No answer comes: done when the provider is done with the arguments. */

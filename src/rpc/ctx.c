@@ -177,6 +177,9 @@ int rpc_ctx_lookup(orpc_t *r, orpc_peer_t *p, const char *addr, orpc_peer_t **sv
     svc->max_req = p->max_req;
     memcpy(svc->ctxp, subs, (size_t)n * sizeof(*subs));
     svc->nctx = n;
+    svc->coll_addr = strdup(addr);
+    if (svc->coll_addr)
+        svc->coll_addr[strcspn(svc->coll_addr, "\n\r ")] = '\0';
     p->svc = svc;
     *svc_p = svc;
     return ORPC_OK;
@@ -191,6 +194,7 @@ void rpc_ctx_unref(orpc_t *r, orpc_peer_t *svc)
     for (int i = 0; i < svc->nctx; i++)
         rpc_peer_unref(r, svc->ctxp[i]);
     free(svc->ctxp);
+    free(svc->coll_addr);
     free(svc);
 }
 
@@ -225,6 +229,58 @@ RPC_EXPORT int orpc_call_key(orpc_t *r, orpc_peer_t *p, uint64_t key, uint64_t i
 {
     return orpc_call(r, orpc_peer_key(p, key), id, in, in_len, out, out_cap, out_len_p,
                      timeout_ms);
+}
+
+/*
+ * Member i of the service at addr (one server's or a joined address): its
+ * own address, as its instance would print it, into one (member 0: addr
+ * itself). Returns the number of members (1 without "/ctx="), or
+ * ORPC_EADDR; i < 0 (or one NULL) only counts them.
+ */
+int rpc_ctx_member(const char *addr, int i, char *one, size_t len)
+{
+    const char *o = strstr(addr, CTX_OPT);
+    const char *slash = strncmp(addr, "orpc://", 7) == 0 ? strchr(addr + 7, '/') : NULL;
+    if (slash == NULL)
+        return ORPC_EADDR;
+    if (i == 0 && one && snprintf(one, len, "%s", addr) >= (int)len)
+        return ORPC_EADDR;
+    if (o == NULL)
+        return 1;
+    o += strlen(CTX_OPT);
+    const char *q = strstr(addr, SQ_OPT);
+    const char *host = q ? q + strlen(SQ_OPT) : NULL;
+    size_t hostl = host ? strcspn(host, ".") : 0;
+    if (host && host[hostl] != '.')
+        return ORPC_EADDR;
+    const char *mr = strstr(addr, "/max_req=");
+    int mrl = mr ? (int)(1 + strcspn(mr + 1, "/\n\r ")) : 0;
+    int n = 1;
+    while (*o && *o != '/' && *o != '\n' && *o != '\r' && *o != ' ') {
+        size_t nl = strcspn(o, ".,/\n\r ");
+        size_t ql = 0;
+        const char *qn = NULL;
+        if (o[nl] == '.') {
+            qn = o + nl + 1;
+            ql = strcspn(qn, ",/\n\r ");
+        }
+        if (n == RPC_MAX_PEER_CTX || nl == 0 || (qn && (ql != 16 || host == NULL)))
+            return ORPC_EADDR;
+        if (n == i && one) {
+            int k = snprintf(one, len, "%.*s%.*s%.*s", (int)(slash + 1 - addr), addr, (int)nl,
+                             o, mrl, mr ? mr : "");
+            if (qn && k > 0 && (size_t)k < len)
+                k += snprintf(one + k, len - (size_t)k, SQ_OPT "%.*s.%.16s", (int)hostl, host,
+                              qn);
+            if (k < 0 || (size_t)k >= len)
+                return ORPC_EADDR;
+        }
+        n++;
+        o += nl + (qn ? 1 + ql : 0);
+        if (*o == ',')
+            o++;
+    }
+    return n;
 }
 
 /* ---------------------------------------------------------- joined services */

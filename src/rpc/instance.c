@@ -332,6 +332,9 @@ RPC_EXPORT int orpc_close(orpc_t *r)
         /* Every context's thread stops first, so none serves while the others close. */
         for (int i = 0; i < r->nctx; i++)
             rpc_thread_stop(r->ctxs[i]);
+        /* Collective calls' peers, while every context is open to tell them apart. */
+        for (int i = 0; i < r->nctx; i++)
+            rpc_coll_close(r->ctxs[i]);
         for (int i = 1; i < r->nctx; i++)
             close_one(r->ctxs[i]);
         free(r->ctxs);
@@ -353,6 +356,7 @@ static int close_one(orpc_t *r)
 {
     rpc_thread_stop(r);
     if (r->ep) {
+        rpc_coll_close(r);
         /* Say goodbye to the servers we looked up, and let the messages go. */
         for (int i = 0; i < r->npeers; i++) {
             orpc_peer_t *p = &r->peers[i];
@@ -387,11 +391,13 @@ static int close_one(orpc_t *r)
     }
     if (r->auth_written)
         unlink(r->auth_path);
+    rpc_coll_fini(r);
     free(r->calls);
     free(r->reqs);
     for (int i = 0; r->peers && i < r->npeers; i++) /* service handles */
         if (r->peers[i].used && r->peers[i].svc) {
             free(r->peers[i].svc->ctxp);
+            free(r->peers[i].svc->coll_addr);
             free(r->peers[i].svc);
         }
     free(r->peers);
@@ -483,6 +489,9 @@ static int register_one(orpc_t *r, const char *name, orpc_handler_t fn, void *ar
         h->arg = arg;
         h->flags = flags;
         h->used = 1;
+        h->coll_op = ORPC_COLL_GATHER;
+        h->combine = NULL;
+        h->combine_arg = NULL;
         rc = ORPC_OK;
         break;
     }

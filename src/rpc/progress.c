@@ -23,7 +23,8 @@ static void on_msg(orpc_t *r, rpc_rbuf_t *b, const void *msg, size_t len, cdt_pe
                        (h.flags & RPC_F_OUT_BULK ? RPC_BULK_WIRE : 0);
         if (h.payload_len < extra ||
             ((h.flags & RPC_F_ARG_BULK) && h.payload_len != extra) ||
-            (h.flags & ~(unsigned)(RPC_F_ARG_BULK | RPC_F_OUT_BULK | RPC_F_ONEWAY)))
+            (h.flags & ~(unsigned)(RPC_F_ARG_BULK | RPC_F_OUT_BULK | RPC_F_ONEWAY | RPC_F_COLL)) ||
+            ((h.flags & RPC_F_COLL) && (h.flags & ~(unsigned)RPC_F_COLL)))
             rc = RPC_WIRE_LEN_BAD;
         else if (h.payload_len - extra > r->max_req)
             rc = RPC_WIRE_TOO_BIG;
@@ -267,6 +268,8 @@ int rpc_progress_once(orpc_t *r)
         rpc_resend(r);
     while ((k = rpc_harvest(r)) > 0)
         n += k;
+    if (r->coll_live) /* collective calls: forward, collect, answer */
+        n += rpc_coll_progress(r);
     n += rpc_dispatch(r);
     /* The clock is read when idle, or every 256th busy progress. */
     if (n == 0 || (++r->sweep_tick & 255) == 0)

@@ -42,6 +42,10 @@
 #define RPC_F_OUT_BULK 0x2 /* REQ: the caller's result buffer, for results above the eager limit */
 #define RPC_F_PUSHED 0x4   /* RESP: the result was pushed; payload: its full length (u64) */
 #define RPC_F_ONEWAY 0x8   /* REQ: no response is sent (orpc_send) */
+/* REQ: a collective call (coll.c): the payload starts with rpc_coll_hdr_t
+ * and the members' address. RESP: its answer; with a negative status the
+ * payload is the u32 number of the member that failed. */
+#define RPC_F_COLL 0x10
 /* Bytes a request may carry beyond its arguments: the descriptors above. */
 #define RPC_REQ_EXTRA (2 * RPC_BULK_WIRE)
 
@@ -81,6 +85,7 @@ struct orpc_peer {
     int nctx;
     unsigned rr;
     orpc_peer_t *svc;
+    char *coll_addr;      /* a service handle: the address looked up (collective calls) */
     int next;             /* hash chain / free list (index, -1 ends) */
     uint64_t last_ns;
 };
@@ -101,6 +106,8 @@ struct orpc_req {
     uint64_t send_ns, deadline_ns;
     int next_free;
     struct orpc_bulk *arg_bulk, *out_bulk; /* the library's own exposures for this call */
+    int32_t *coll_failed_p; /* a collective call: the failed member an answer names */
+    void *pay_heap;       /* payload memory the request owns (freed with it) */
     uint8_t hdr[RPC_HDR_MAX + RPC_REQ_EXTRA]; /* header, then the descriptors of flags */
     uint8_t inl[RPC_INLINE];
 };
@@ -114,6 +121,9 @@ typedef struct rpc_handler {
     void *arg;
     unsigned flags;
     int used;
+    int coll_op;            /* ORPC_COLL_*: how collective calls combine results */
+    orpc_combine_t combine;
+    void *combine_arg;
 } rpc_handler_t;
 
 struct orpc_call {
@@ -142,6 +152,8 @@ struct orpc_call {
     uint64_t send_deadline; /* response waiting for the provider (resend list) */
     size_t resp_hl, resp_len;
     const void *resp_pay;
+    struct rpc_coll *coll; /* a collective call being served (coll.c) */
+    int coll_rank, coll_n; /* its member number (-1: none) and members */
     struct orpc_call *next;
     uint8_t hdr[RPC_HDR_MAX];
     uint8_t in_inl[RPC_INLINE];
@@ -253,6 +265,11 @@ struct orpc {
 
     orpc_stats_t st;
     uint64_t last_sweep_ns;
+
+    /* Collective calls being served (coll.c), spare ones, and the member
+     * tables of the joined addresses they came with. */
+    struct rpc_coll *coll_live, *coll_free;
+    struct rpc_coll_mem *coll_mem[8];
 };
 
 static inline uint64_t rpc_now_ns(void)
@@ -392,6 +409,29 @@ int rpc_ctx_lookup(orpc_t *r, orpc_peer_t *p, const char *addr, orpc_peer_t **sv
 /* One reference less to a service handle: at none, its contexts go too. */
 void rpc_ctx_unref(orpc_t *r, orpc_peer_t *svc);
 void rpc_client_on_resp(orpc_t *r, const rpc_hdr_t *h);
+/* Member i of the service at addr into one (i < 0: none); the member count or ORPC_EADDR. */
+int rpc_ctx_member(const char *addr, int i, char *one, size_t len);
+
+/* Collective calls (coll.c). */
+/* A request with RPC_F_COLL: its tree state, arguments set for the handler. */
+int rpc_coll_begin(orpc_t *r, struct orpc_call *c, const rpc_hdr_t *h);
+/* Forwards to children, collects their answers, answers when all are in. */
+int rpc_coll_progress(orpc_t *r);
+/* orpc_respond of a collective call's handler: its own part of the result. */
+int rpc_coll_respond(struct orpc_call *c, int status, const void *out, size_t out_len);
+/* Closing: the members' peers are released (goodbyes, except to our own contexts). */
+void rpc_coll_close(orpc_t *r);
+void rpc_coll_fini(orpc_t *r);
+/* The answer of a call (orpc_respond's body); xflags: RPC_F_COLL. */
+int rpc_respond(struct orpc_call *c, int status, const void *out, size_t out_len,
+                uint8_t xflags);
+const rpc_handler_t *rpc_handler_find(const orpc_t *r, uint64_t id);
+/* Starts a request whose payload leads with pre (prelen bytes, after the
+ * header: RPC_F_COLL), then pay. Owns pay_heap (freed with the request)
+ * once it returns ORPC_OK; failed_p gets a collective answer's failed member. */
+int rpc_req_start_coll(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *pre, size_t prelen,
+                       const void *pay, size_t pay_len, void *pay_heap, void *out,
+                       size_t out_cap, int timeout_ms, int32_t *failed_p, struct orpc_req **q_p);
 
 /* Progress (progress.c). */
 int rpc_progress_once(orpc_t *r);

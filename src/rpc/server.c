@@ -15,7 +15,7 @@ static __thread int rpc_depth_tls;
 
 /* --------------------------------------------------------------- server */
 
-static const rpc_handler_t *handler_find(const orpc_t *r, uint64_t id)
+const rpc_handler_t *rpc_handler_find(const orpc_t *r, uint64_t id)
 {
     for (unsigned i = 0; i < RPC_NHANDLERS; i++) {
         const rpc_handler_t *h = &r->handlers[(id + i) & (RPC_NHANDLERS - 1)];
@@ -170,7 +170,7 @@ void rpc_server_on_req(orpc_t *r, rpc_rbuf_t *b, const rpc_hdr_t *h, cdt_peer_t 
     }
     p->last_ns = rpc_now_ns();
     p->bye = 0;
-    const rpc_handler_t *hd = handler_find(r, h->rpc_id);
+    const rpc_handler_t *hd = rpc_handler_find(r, h->rpc_id);
     if (hd == NULL) {
         r->st.no_handler++;
         if (!(h->flags & RPC_F_ONEWAY))
@@ -203,9 +203,24 @@ void rpc_server_on_req(orpc_t *r, rpc_rbuf_t *b, const rpc_hdr_t *h, cdt_peer_t 
     c->zombie = 0;
     c->rbuf = NULL;
     c->in = h->payload;
+    c->coll = NULL;
+    c->coll_rank = -1;
+    c->coll_n = 0;
     p->inflight++;
     r->st.requests++;
     r->st.calls_live++;
+    if (h->flags & RPC_F_COLL) {
+        /* A collective call: its arguments are copied with its tree state. */
+        int rc = rpc_coll_begin(r, c, h);
+        if (rc != ORPC_OK) {
+            c->state = RPC_CALL_RUNNING;
+            rpc_ctl_send(r, p, RPC_T_RESP, h->req_id, rc, r->auth);
+            rpc_call_free(r, c);
+            return;
+        }
+        call_ready(r, c);
+        return;
+    }
     if (h->flags & (RPC_F_ARG_BULK | RPC_F_OUT_BULK)) {
         /* Descriptors lead the payload (on_recv checked their count). */
         const uint8_t *w = h->payload;
@@ -319,6 +334,13 @@ RPC_EXPORT int orpc_respond(orpc_call_t *c, int status, const void *out, size_t 
 {
     if (c == NULL || c->state == RPC_CALL_FREE || c->state == RPC_CALL_SENDING)
         return ORPC_EINVAL;
+    if (c->coll) /* a collective call: the handler's part, answered with the tree's */
+        return rpc_coll_respond(c, status, out, out_len);
+    return rpc_respond(c, status, out, out_len, 0);
+}
+
+int rpc_respond(struct orpc_call *c, int status, const void *out, size_t out_len, uint8_t xflags)
+{
     orpc_t *r = c->rpc;
     rpc_lock(r);
     int rc = ORPC_OK;
@@ -379,7 +401,8 @@ RPC_EXPORT int orpc_respond(orpc_call_t *c, int status, const void *out, size_t 
     }
     /* The arguments may have been the source of the payload: copied now. */
     call_release_input(r, c);
-    rpc_hdr_t h = {.type = RPC_T_RESP, .flags = flags, .req_id = c->req_id, .status = status,
+    rpc_hdr_t h = {.type = RPC_T_RESP, .flags = (uint8_t)(flags | xflags), .req_id = c->req_id,
+                   .status = status,
                    .payload_len = (uint32_t)out_len};
     memcpy(h.auth, r->auth, RPC_AUTH_LEN);
     size_t hl = rpc_wire_encode(c->hdr, sizeof(c->hdr), &h);

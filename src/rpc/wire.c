@@ -298,3 +298,77 @@ rpc_bulk_rc_t rpc_bulk_decode(const void *wire, const uint8_t key[16], rpc_bulk_
 {
     return rpc_bulk_decode_n(wire, RPC_BULK_WIRE, key, b);
 }
+
+/* ------------------------------------------------------ collective calls */
+
+void rpc_coll_encode(void *out, const rpc_coll_hdr_t *c)
+{
+    uint8_t *p = out;
+    put_le(p, c->n, 2);
+    put_le(p + 2, c->rank, 2);
+    put_le(p + 4, c->root, 2);
+    put_le(p + 6, c->fanout, 2);
+    put_le(p + 8, c->addr_len, 4);
+    put_le(p + 12, 0, 4);
+}
+
+rpc_wire_rc_t rpc_coll_decode(const void *pay, size_t avail, rpc_coll_hdr_t *c)
+{
+    const uint8_t *p = pay;
+    if (pay == NULL || avail < RPC_COLL_HDR)
+        return RPC_WIRE_SHORT;
+    c->n = (uint16_t)get_le(p, 2);
+    c->rank = (uint16_t)get_le(p + 2, 2);
+    c->root = (uint16_t)get_le(p + 4, 2);
+    c->fanout = (uint16_t)get_le(p + 6, 2);
+    c->addr_len = (uint32_t)get_le(p + 8, 4);
+    if (c->n == 0 || c->n > RPC_COLL_MAX || c->rank >= c->n || c->root >= c->n ||
+        c->fanout == 0 || c->fanout > RPC_COLL_MAX || get_le(p + 12, 4) != 0 ||
+        (c->n > 1 && c->addr_len == 0))
+        return RPC_WIRE_LEN_BAD;
+    if (c->addr_len > avail - RPC_COLL_HDR)
+        return RPC_WIRE_SHORT;
+    return RPC_WIRE_OK;
+}
+
+int rpc_coll_children(unsigned rank, unsigned root, unsigned n, unsigned fanout, int *kids)
+{
+    if (n == 0 || rank >= n || root >= n || fanout == 0)
+        return 0;
+    unsigned rel = (rank + n - root) % n;
+    int k = 0;
+    for (unsigned j = 1; j <= fanout; j++) {
+        unsigned c = rel * fanout + j; /* at most 64 x 64: no wrap */
+        if (c >= n)
+            break;
+        kids[k++] = (int)((c + root) % n);
+    }
+    return k;
+}
+
+int rpc_coll_rec_next(const void *buf, size_t len, size_t *pos, uint32_t *member,
+                      int32_t *status, const void **data, uint32_t *dlen)
+{
+    const uint8_t *p = buf;
+    if (*pos == len)
+        return 0;
+    if (*pos > len || len - *pos < RPC_COLL_REC)
+        return -1;
+    uint32_t n = (uint32_t)get_le(p + *pos + 8, 4);
+    if (n > len - *pos - RPC_COLL_REC)
+        return -1;
+    *member = (uint32_t)get_le(p + *pos, 4);
+    *status = (int32_t)(uint32_t)get_le(p + *pos + 4, 4);
+    *dlen = n;
+    *data = p + *pos + RPC_COLL_REC;
+    *pos += RPC_COLL_REC + n;
+    return 1;
+}
+
+void rpc_coll_rec_put(void *out, uint32_t member, int32_t status, uint32_t dlen)
+{
+    uint8_t *p = out;
+    put_le(p, member, 4);
+    put_le(p + 4, (uint32_t)status, 4);
+    put_le(p + 8, dlen, 4);
+}

@@ -126,4 +126,31 @@ static inline int rpc_bulk_range_ok(uint64_t len, uint64_t off, uint64_t n)
     return off <= len && n <= len - off;
 }
 
+
+/* Collective calls (orpc_call_all, coll.c): a request with RPC_F_COLL
+ * carries, at the start of its payload, this header, then the joined
+ * address of the members (addr_len bytes, no NUL), then the arguments.
+ * Members are numbered 0..n-1 in the address's order; each forwards to its
+ * children in a k-ary tree (fanout k) rooted at root. */
+#define RPC_COLL_HDR 16
+#define RPC_COLL_MAX 64        /* members (the contexts a joined address names) */
+#define RPC_COLL_REC 12        /* gathered result record: u32 member, i32 status, u32 len */
+#define RPC_COLL_NONE 0xffffffffu
+typedef struct {
+    uint16_t n, rank, root, fanout;
+    uint32_t addr_len;
+} rpc_coll_hdr_t;
+void rpc_coll_encode(void *out, const rpc_coll_hdr_t *c);
+/* Checks and decodes the header at the start of avail payload bytes:
+ * RPC_WIRE_OK, RPC_WIRE_SHORT (fewer bytes than it and its address), or
+ * RPC_WIRE_LEN_BAD (members, rank, root or fanout out of range). */
+rpc_wire_rc_t rpc_coll_decode(const void *pay, size_t avail, rpc_coll_hdr_t *c);
+/* The children of rank (at most fanout of them, in kids): their count. */
+int rpc_coll_children(unsigned rank, unsigned root, unsigned n, unsigned fanout, int *kids);
+/* Reads the gathered record at *pos of buf[0..len): 1 (and *pos past it),
+ * 0 at the end, -1 when malformed (a header or length past the end). */
+int rpc_coll_rec_next(const void *buf, size_t len, size_t *pos, uint32_t *member,
+                      int32_t *status, const void **data, uint32_t *dlen);
+void rpc_coll_rec_put(void *out, uint32_t member, int32_t status, uint32_t dlen);
+
 #endif /* SHM_RPC_WIRE_H */

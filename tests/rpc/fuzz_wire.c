@@ -95,5 +95,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
     }
+    /* Collective calls: the header and the gathered records of any bytes. */
+    rpc_coll_hdr_t c;
+    if (rpc_coll_decode(data, size, &c) == RPC_WIRE_OK) {
+        if (c.n == 0 || c.n > RPC_COLL_MAX || c.rank >= c.n || c.root >= c.n ||
+            c.fanout == 0 || c.addr_len > size - RPC_COLL_HDR)
+            abort();
+        int kids[RPC_COLL_MAX];
+        int k = rpc_coll_children(c.rank, c.root, c.n, c.fanout, kids);
+        if (k < 0 || k > c.fanout || k >= c.n)
+            abort();
+        for (int i = 0; i < k; i++)
+            if (kids[i] < 0 || kids[i] >= c.n || kids[i] == c.rank || kids[i] == c.root)
+                abort();
+    }
+    size_t pos = 0;
+    uint32_t m, dl;
+    int32_t st;
+    const void *d;
+    int rc;
+    while ((rc = rpc_coll_rec_next(data, size, &pos, &m, &st, &d, &dl)) == 1)
+        if (pos > size || (const uint8_t *)d + dl != data + pos)
+            abort();
+    if (rc == 0 && pos != size)
+        abort();
     return 0;
 }

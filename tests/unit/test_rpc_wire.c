@@ -255,6 +255,111 @@ static void test_hashes(void **state)
     assert_false(rpc_auth_equal(a, b));
 }
 
+/* Collective calls: the header's checks, the tree's shape, gathered records. */
+static void test_coll(void **state)
+{
+    (void)state;
+    uint8_t m[64] = {0};
+    rpc_coll_hdr_t c = {.n = 8, .rank = 3, .root = 2, .fanout = 2, .addr_len = 10}, d;
+    rpc_coll_encode(m, &c);
+    assert_int_equal(rpc_coll_decode(m, RPC_COLL_HDR + 10, &d), RPC_WIRE_OK);
+    assert_int_equal(d.n, 8);
+    assert_int_equal(d.rank, 3);
+    assert_int_equal(d.root, 2);
+    assert_int_equal(d.fanout, 2);
+    assert_int_equal(d.addr_len, 10);
+    assert_int_equal(rpc_coll_decode(m, RPC_COLL_HDR + 9, &d), RPC_WIRE_SHORT);
+    assert_int_equal(rpc_coll_decode(m, RPC_COLL_HDR - 1, &d), RPC_WIRE_SHORT);
+    assert_int_equal(rpc_coll_decode(NULL, 100, &d), RPC_WIRE_SHORT);
+    rpc_coll_hdr_t bad[] = {
+        {.n = 0, .fanout = 1},                                 /* no members */
+        {.n = RPC_COLL_MAX + 1, .fanout = 1, .addr_len = 1},   /* too many */
+        {.n = 4, .rank = 4, .fanout = 1, .addr_len = 1},       /* rank beyond */
+        {.n = 4, .root = 4, .fanout = 1, .addr_len = 1},       /* root beyond */
+        {.n = 4, .fanout = 0, .addr_len = 1},                  /* no fanout */
+        {.n = 4, .fanout = RPC_COLL_MAX + 1, .addr_len = 1},
+        {.n = 2, .fanout = 1, .addr_len = 0},                  /* members without an address */
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        rpc_coll_encode(m, &bad[i]);
+        assert_int_equal(rpc_coll_decode(m, sizeof(m), &d), RPC_WIRE_LEN_BAD);
+    }
+    c.n = 1, c.rank = c.root = 0, c.addr_len = 0;
+    rpc_coll_encode(m, &c);
+    m[12] = 1; /* the reserved word must be 0 */
+    assert_int_equal(rpc_coll_decode(m, sizeof(m), &d), RPC_WIRE_LEN_BAD);
+    m[12] = 0;
+    assert_int_equal(rpc_coll_decode(m, RPC_COLL_HDR, &d), RPC_WIRE_OK);
+
+    /* Every member is reached exactly once, from its parent, for every shape. */
+    int kids[RPC_COLL_MAX];
+    for (unsigned n = 1; n <= RPC_COLL_MAX; n++)
+        for (unsigned f = 1; f <= n; f++)
+            for (unsigned root = 0; root < n; root += (n + 2) / 3) {
+                int seen[RPC_COLL_MAX] = {0}, depth[RPC_COLL_MAX] = {0}, maxd = 0;
+                int queue[RPC_COLL_MAX], qh = 0, qt = 0;
+                seen[root] = 1;
+                queue[qt++] = (int)root;
+                while (qh < qt) {
+                    int me = queue[qh++];
+                    int k = rpc_coll_children((unsigned)me, root, n, f, kids);
+                    assert_true(k >= 0 && k <= (int)f);
+                    for (int i = 0; i < k; i++) {
+                        assert_true(kids[i] >= 0 && kids[i] < (int)n);
+                        assert_int_equal(seen[kids[i]], 0);
+                        seen[kids[i]] = 1;
+                        depth[kids[i]] = depth[me] + 1;
+                        maxd = depth[kids[i]] > maxd ? depth[kids[i]] : maxd;
+                        queue[qt++] = kids[i];
+                    }
+                }
+                assert_int_equal(qt, (int)n);
+                /* A k-ary tree: depth about log_k(n), not n. */
+                if (f >= 2 && n >= 2) {
+                    unsigned cap = 1, d2 = 0, level = 1;
+                    while (cap < n) {
+                        level *= f;
+                        cap += level;
+                        d2++;
+                    }
+                    assert_true(maxd <= (int)d2);
+                }
+            }
+    assert_int_equal(rpc_coll_children(5, 0, 4, 2, kids), 0);
+
+    /* Records: written, read back, and cut ones refused. */
+    uint8_t r[64];
+    rpc_coll_rec_put(r, 7, -3, 4);
+    memcpy(r + RPC_COLL_REC, "abcd", 4);
+    rpc_coll_rec_put(r + RPC_COLL_REC + 4, 9, 0, 0);
+    size_t len = 2 * RPC_COLL_REC + 4, pos = 0;
+    uint32_t mem, dl;
+    int32_t st;
+    const void *data;
+    assert_int_equal(rpc_coll_rec_next(r, len, &pos, &mem, &st, &data, &dl), 1);
+    assert_int_equal(mem, 7);
+    assert_int_equal(st, -3);
+    assert_int_equal(dl, 4);
+    assert_memory_equal(data, "abcd", 4);
+    assert_int_equal(rpc_coll_rec_next(r, len, &pos, &mem, &st, &data, &dl), 1);
+    assert_int_equal(mem, 9);
+    assert_int_equal(dl, 0);
+    assert_int_equal(rpc_coll_rec_next(r, len, &pos, &mem, &st, &data, &dl), 0);
+    for (size_t cut = 1; cut < len; cut++) {
+        int rc = 1;
+        pos = 0;
+        while (rc == 1)
+            rc = rpc_coll_rec_next(r, cut, &pos, &mem, &st, &data, &dl);
+        if (cut == RPC_COLL_REC + 4)
+            assert_int_equal(rc, 0); /* a whole first record */
+        else
+            assert_int_equal(rc, -1);
+    }
+    rpc_coll_rec_put(r, 1, 0, 0xffffffffu); /* a length past the end */
+    pos = 0;
+    assert_int_equal(rpc_coll_rec_next(r, 64, &pos, &mem, &st, &data, &dl), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_bulk),
         cmocka_unit_test(test_bulk_sg),
         cmocka_unit_test(test_hashes),
+        cmocka_unit_test(test_coll),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,13 +68,42 @@ shapes)
   stop_server
   ;;
 bulk)
+  # regs_of LOG: the client's provider registrations, as mode bulk printed them.
+  regs_of() { sed -n 's/^bulk: client registrations \([0-9]*\).*/\1/p' "$1"; }
   start_server srv
-  client bulk || fail "bulk"
+  client bulk >"$W/bulk.log" 2>&1 || { cat "$W/bulk.log"; fail "bulk"; }
+  cat "$W/bulk.log"
+  regs=$(regs_of "$W/bulk.log")
+  if [ "$PROV" = sq ]; then
+    # The server copies with process_vm_*: exposures need no registration.
+    [ "$regs" = 0 ] || fail "$regs provider registrations by a same-host client (want 0)"
+  else
+    [ "${regs:-0}" -gt 0 ] || fail "no provider registration through the provider"
+  fi
   client expire || fail "expire"
   stop_server
   start_server srv -c 0
   SHMEM_RPC_MR_CACHE=0 client bulk || fail "bulk without the registration cache"
   stop_server
+  if [ "$PROV" = sq ]; then
+    # A tcp;ofi_rxm server (keys checked) that may not use process_vm_*: its
+    # same-host clients learn so when they connect and register their
+    # exposures, and the bulk data goes through the provider; the calls still
+    # go through the queues.
+    start_server srv -p "tcp;ofi_rxm" -V
+    client bulk >"$W/bulk.log" 2>&1 || { cat "$W/bulk.log"; fail "bulk, process_vm_* refused"; }
+    cat "$W/bulk.log"
+    regs=$(regs_of "$W/bulk.log")
+    [ "${regs:-0}" -gt 0 ] || fail "no registration although the server cannot copy"
+    grep -q 'same-host connections [1-9]' "$W/bulk.log" || fail "calls left the queues"
+    stop_server
+    # The same server with process_vm_* allowed: no registration on tcp either.
+    start_server srv -p "tcp;ofi_rxm"
+    client bulk >"$W/bulk.log" 2>&1 || { cat "$W/bulk.log"; fail "bulk, tcp server"; }
+    regs=$(regs_of "$W/bulk.log")
+    [ "$regs" = 0 ] || fail "$regs registrations by a same-host client of a tcp server"
+    stop_server
+  fi
   ;;
 concurrent)
   # 8 client processes x 8 calls in flight = 64 concurrent requests; both receive modes.

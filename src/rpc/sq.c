@@ -59,9 +59,7 @@ typedef struct {
     uint64_t probe_addr, probe_val; /* a word of the client's memory and what it holds */
 } sq_hello_t;
 
-/* The server could read the probe word with process_vm_readv: it will copy
- * bulk data itself, so the client's exposures need no provider registration. */
-#define SQ_REPLY_PVM 1u
+#define SQ_REPLY_PVM 1u /* the server read the probe word: it copies bulk data itself */
 
 typedef struct {
     uint32_t magic;
@@ -244,9 +242,8 @@ static void sq_accept(rpc_sq_t *s)
     why = "all connection slots in use";
     if (slot == NULL)
         goto refuse;
-    /* Can we copy from the client (Yama, seccomp, another user namespace)?
-     * Asked once, here: the client registers its bulk buffers with the
-     * provider only when we cannot. */
+    /* Can we copy from the client (Yama, seccomp, user namespaces)? Asked once:
+     * the client registers its bulk buffers with the provider only if not. */
     uint64_t probe = 0;
     struct iovec pl = {.iov_base = &probe, .iov_len = sizeof(probe)};
     struct iovec pr = {.iov_base = (void *)(uintptr_t)hi.probe_addr, .iov_len = sizeof(probe)};

@@ -256,13 +256,13 @@ static int bulk_register(orpc_t *r, orpc_bulk_t *b)
 /*
  * At expose time: registers now, unless the instance talks to same-host
  * servers, whose copies need no registration (then at the first encode for
- * a peer that needs it). Unregistered, a descriptor carries key 0 and the
- * client's addresses. Lock held.
+ * a peer that needs it). Unregistered, a descriptor carries key 0 and
+ * remote addresses marked RPC_BULK_NOREG. Lock held.
  */
 static int bulk_reg_now(orpc_t *r, orpc_bulk_t *b)
 {
     b->reg.key = 0;
-    b->reg.rbase = (uint64_t)(uintptr_t)b->buf;
+    b->reg.rbase = (uint64_t)(uintptr_t)b->buf ^ RPC_BULK_NOREG;
     if (r->sq && rpc_sq_nconns(r) > 0) {
         lazy_link(r, b);
         return ORPC_OK;
@@ -346,7 +346,7 @@ RPC_EXPORT int orpc_bulk_expose_sg(orpc_t *r, const orpc_seg_t *segs, size_t nse
     for (size_t i = 0; i < nseg; i++) {
         ls[i].buf = segs[i].base;
         ls[i].len = segs[i].len;
-        ls[i].rbase = (uint64_t)(uintptr_t)ls[i].buf;
+        ls[i].rbase = (uint64_t)(uintptr_t)ls[i].buf ^ RPC_BULK_NOREG;
     }
     b->nseg = nseg;
     rc = bulk_reg_now(r, b);

@@ -35,6 +35,12 @@
 /* A transfer waiting longer than this makes the server check its client's
  * life (a same-host client's pid), and again at each such interval. */
 #define RPC_BULK_PROBE_NS (500ull * 1000000ull)
+/* An exposure not registered with the provider (a same-host server copies
+ * it) carries key 0 and remote address = address ^ this: never a real
+ * one (the provider's address is the same, or an offset below 2^56), so a
+ * server that would use the provider refuses it instead of sending a bad
+ * key and address. */
+#define RPC_BULK_NOREG (1ull << 63)
 
 /* Request flags (rpc_hdr_t.flags): bulk descriptors of RPC_BULK_WIRE bytes
  * lead the payload, in this order, when their bit is set. */

@@ -441,7 +441,11 @@ ORPC_API size_t orpc_bulk_wire_size(const void *wire, size_t avail);
  * when it returns.
  */
 ORPC_API int orpc_bulk_release(orpc_bulk_t *bulk);
-/** Drops cached registrations overlapping [buf, buf+len) (before freeing it). */
+/**
+ * Drops cached registrations overlapping [buf, buf+len) (before freeing it).
+ * ORPC_EAGAIN: part of the range is still exposed (an exposure not yet
+ * released, or one kept until its client deadline), registered or not.
+ */
 ORPC_API int orpc_mr_cache_evict(orpc_t *rpc, const void *buf, size_t len);
 
 /** A bulk descriptor as a server sees it, after checks (orpc_bulk_decode). */

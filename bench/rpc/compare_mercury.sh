@@ -22,7 +22,12 @@
 #   push_tcp_8    bulk 1 MiB push (server writes the client), tcp, 8 in flight
 # Bulk rows: ours with the client's registration cache (bulk_bw -m cache),
 # like Mercury's perf client, which registers its buffers once; both use one
-# 1 MiB buffer per call in flight on each side.
+# 1 MiB buffer per call in flight on each side. Mercury's names are the
+# client's view: a pull by the server is hg_bw_write ("Write BW (server bulk
+# pull)"), a push hg_bw_read ("Read BW (server bulk push)").
+# The tcp rows run ours with SHMEM_RPC_SAME_HOST=0: client and server share
+# this host, and the same-host queues would otherwise carry the calls and
+# copy the bulk data with process_vm_* (not tcp).
 #
 #   --build-dir DIR      our CMake build tree (default REPO/build): its
 #                        bench/rpc/{rpc_rate,bulk_bw} are run
@@ -246,9 +251,9 @@ ours() {
     case "$1" in
     rate_host_1) timeout "$RUN_TIMEOUT" "$RPC_RATE" -p "$HOSTPROV" -c 1 -w 1 -t "$SECS" -r 1 -m mr -b ;;
     rate_host_16) timeout "$RUN_TIMEOUT" "$RPC_RATE" -p "$HOSTPROV" -c 1 -w 16 -t "$SECS" -r 1 -m mr -b ;;
-    rate_tcp_1) timeout "$RUN_TIMEOUT" "$RPC_RATE" -p "$TCP" -c 1 -w 1 -t "$SECS" -r 1 -m mr -b ;;
-    pull_tcp_1) timeout "$RUN_TIMEOUT" "$BULK_BW" -p "$TCP" -w 1 -n "$BW_LOOPS" -m cache -b ;;
-    pull_tcp_8|push_tcp_8) timeout "$RUN_TIMEOUT" "$BULK_BW" -p "$TCP" -w 8 -n "$BW_LOOPS" -m cache -b ;;
+    rate_tcp_1) SHMEM_RPC_SAME_HOST=0 timeout "$RUN_TIMEOUT" "$RPC_RATE" -p "$TCP" -c 1 -w 1 -t "$SECS" -r 1 -m mr -b ;;
+    pull_tcp_1) SHMEM_RPC_SAME_HOST=0 timeout "$RUN_TIMEOUT" "$BULK_BW" -p "$TCP" -w 1 -n "$BW_LOOPS" -m cache -b ;;
+    pull_tcp_8|push_tcp_8) SHMEM_RPC_SAME_HOST=0 timeout "$RUN_TIMEOUT" "$BULK_BW" -p "$TCP" -w 8 -n "$BW_LOOPS" -m cache -b ;;
     esac >"$log" 2>&1
     case "$1" in
     rate_*) parse_rpc_rate <"$log" ;;
@@ -268,9 +273,9 @@ hg() {
     case "$row" in
     rate_host_*) client=hg_rate; x=${row##*_}; loops=$(( RATE_LOOPS / x )); size=(-y 8 -z 8) ;;
     rate_tcp_*) client=hg_rate; x=${row##*_}; loops=$(( TCP_LOOPS / x )); size=(-y 8 -z 8) ;;
-    pull_*) client=hg_bw_read; loops=$(( BW_LOOPS / ${row##*_} )); x=${row##*_}
+    pull_*) client=hg_bw_write; loops=$(( BW_LOOPS / ${row##*_} )); x=${row##*_}
             size=(-y 1048576 -z 1048576 -w 1 -M) ;;
-    push_*) client=hg_bw_write; loops=$(( BW_LOOPS / ${row##*_} )); x=${row##*_}
+    push_*) client=hg_bw_read; loops=$(( BW_LOOPS / ${row##*_} )); x=${row##*_}
             size=(-y 1048576 -z 1048576 -w 1 -M) ;;
     esac
     local dir=$OUT/run/$impl.$row.$k log=$OUT/logs/$row.$impl.$k.log

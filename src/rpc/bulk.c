@@ -4,6 +4,14 @@
  * server's checked pulls and pushes. shm checks neither keys nor bounds on
  * RMA, so nothing a descriptor claims is trusted until its tag, owner,
  * access bits, range and deadline have been checked here.
+ *
+ * Registration is lazy where it may not be needed: while the instance has
+ * same-host connections, an exposure only records its memory, and the
+ * provider registration (and the key in the descriptor) is made when it is
+ * first encoded for a peer whose server does not copy the bytes itself
+ * (process_vm_*): a remote server, one that refused the copies at connect
+ * time, or a service with any such context. Without same-host connections
+ * exposures register at once, as before.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +164,125 @@ static void bulk_unalloc(orpc_t *r, orpc_bulk_t *b)
     r->bulk_free = b;
 }
 
+/* A list's registration: segments close together (the span at most 1/8
+ * larger than their sum) share one over the span (one cache entry, one
+ * region for the provider); others are registered one by one. Lock held. */
+static int reg_list(orpc_t *r, orpc_bulk_t *b)
+{
+    struct rpc_bulk_lseg *ls = b->segs;
+    char *lo = NULL, *hi = NULL;
+    size_t nonempty = 0;
+    for (size_t i = 0; i < b->nseg; i++) {
+        if (ls[i].len == 0)
+            continue;
+        nonempty++;
+        if (lo == NULL || ls[i].buf < lo)
+            lo = ls[i].buf;
+        if (hi == NULL || ls[i].buf + ls[i].len > hi)
+            hi = ls[i].buf + ls[i].len;
+    }
+    int span = nonempty > 1 && (size_t)(hi - lo) <= b->len + b->len / 8;
+    uint64_t key = 0, rbase = 0;
+    /* A provider that touches the pages may refuse a span with holes: then one by one. */
+    if (span && reg_range(r, lo, (size_t)(hi - lo), b->access, &b->mr, &key, &rbase) != ORPC_OK)
+        span = 0;
+    if (span) {
+        for (size_t i = 0; i < b->nseg; i++) {
+            ls[i].key = key;
+            ls[i].rbase = ls[i].len ? rbase + (uint64_t)(ls[i].buf - lo) : 0;
+        }
+        return ORPC_OK;
+    }
+    for (size_t i = 0; i < b->nseg; i++) {
+        int rc = reg_range(r, ls[i].buf, ls[i].len, b->access, &ls[i].mr, &ls[i].key,
+                           &ls[i].rbase);
+        if (rc != ORPC_OK)
+            return rc; /* those registered are dropped with the exposure */
+    }
+    return ORPC_OK;
+}
+
+/* Live unregistered exposures are listed, so that orpc_mr_cache_evict
+ * reports their memory as busy as it does registered ones. */
+static void lazy_link(orpc_t *r, orpc_bulk_t *b)
+{
+    b->lz_prev = NULL;
+    b->lz_next = r->bulk_lazy;
+    if (r->bulk_lazy)
+        r->bulk_lazy->lz_prev = b;
+    r->bulk_lazy = b;
+    b->lazy = 1;
+}
+
+static void lazy_unlink(orpc_t *r, orpc_bulk_t *b)
+{
+    if (!b->lazy)
+        return;
+    if (b->lz_prev)
+        b->lz_prev->lz_next = b->lz_next;
+    else
+        r->bulk_lazy = b->lz_next;
+    if (b->lz_next)
+        b->lz_next->lz_prev = b->lz_prev;
+    b->lazy = 0;
+}
+
+/* b exposes memory in [lo, hi). */
+static int bulk_overlaps(const orpc_bulk_t *b, const char *lo, const char *hi)
+{
+    if (b->kind != RPC_BULK_LIST)
+        return b->len && b->buf < hi && lo < b->buf + b->len;
+    for (size_t i = 0; i < b->nseg; i++)
+        if (b->segs[i].len && b->segs[i].buf < hi && lo < b->segs[i].buf + b->segs[i].len)
+            return 1;
+    return 0;
+}
+
+/* Registers an exposure with the provider (once); lock held. */
+static int bulk_register(orpc_t *r, orpc_bulk_t *b)
+{
+    if (b->registered)
+        return ORPC_OK;
+    int rc = b->kind == RPC_BULK_LIST
+                 ? reg_list(r, b)
+                 : reg_range(r, b->buf, b->len, b->access, &b->mr, &b->reg.key, &b->reg.rbase);
+    if (rc == ORPC_OK) {
+        b->registered = 1;
+        lazy_unlink(r, b);
+    }
+    return rc;
+}
+
+/*
+ * At expose time: registers now, unless the instance talks to same-host
+ * servers, whose copies need no registration (then at the first encode for
+ * a peer that needs it). Unregistered, a descriptor carries key 0 and
+ * remote addresses marked RPC_BULK_NOREG. Lock held.
+ */
+static int bulk_reg_now(orpc_t *r, orpc_bulk_t *b)
+{
+    b->reg.key = 0;
+    b->reg.rbase = (uint64_t)(uintptr_t)b->buf ^ RPC_BULK_NOREG;
+    if (r->sq && rpc_sq_nconns(r) > 0) {
+        lazy_link(r, b);
+        return ORPC_OK;
+    }
+    return bulk_register(r, b);
+}
+
+/* The server behind p copies this client's bulk data itself (every context
+ * of a service handle): no registration needed. Lock held. */
+static int peer_copies(const orpc_peer_t *p)
+{
+    if (p->nctx > 1) {
+        for (int i = 0; i < p->nctx; i++)
+            if (!rpc_sq_copies(p->ctxp[i]->sq))
+                return 0;
+        return 1;
+    }
+    return rpc_sq_copies(p->sq);
+}
+
 RPC_EXPORT int orpc_bulk_expose(orpc_t *r, void *buf, size_t len, unsigned access, int ttl_ms,
                                 orpc_bulk_t **bulk_p)
 {
@@ -168,7 +295,7 @@ RPC_EXPORT int orpc_bulk_expose(orpc_t *r, void *buf, size_t len, unsigned acces
         rpc_unlock(r);
         return ORPC_ENOMEM;
     }
-    rc = reg_range(r, b->buf, len, access, &b->mr, &b->reg.key, &b->reg.rbase);
+    rc = bulk_reg_now(r, b);
     if (rc != ORPC_OK)
         bulk_unalloc(r, b);
     rpc_unlock(r);
@@ -216,44 +343,13 @@ RPC_EXPORT int orpc_bulk_expose_sg(orpc_t *r, const orpc_seg_t *segs, size_t nse
     }
     b->kind = RPC_BULK_LIST;
     b->segs = ls;
-    /* Segments close together (the span at most 1/8 larger than their sum)
-     * share one registration over the span: one cache entry, and the
-     * provider sees one region. Others are registered one by one. */
-    char *lo = NULL, *hi = NULL;
-    size_t nonempty = 0;
     for (size_t i = 0; i < nseg; i++) {
-        char *a = segs[i].base;
-        if (segs[i].len == 0)
-            continue;
-        nonempty++;
-        if (lo == NULL || a < lo)
-            lo = a;
-        if (hi == NULL || a + segs[i].len > hi)
-            hi = a + segs[i].len;
+        ls[i].buf = segs[i].base;
+        ls[i].len = segs[i].len;
+        ls[i].rbase = (uint64_t)(uintptr_t)ls[i].buf ^ RPC_BULK_NOREG;
     }
-    int span = nonempty > 1 && (size_t)(hi - lo) <= total + total / 8;
-    uint64_t key = 0, rbase = 0;
-    /* A provider that touches the pages may refuse a span with holes: then one by one. */
-    if (span && reg_range(r, lo, (size_t)(hi - lo), access, &b->mr, &key, &rbase) != ORPC_OK)
-        span = 0;
-    if (span) {
-        for (size_t i = 0; i < nseg; i++) {
-            ls[i].buf = segs[i].base;
-            ls[i].len = segs[i].len;
-            ls[i].key = key;
-            ls[i].rbase = segs[i].len ? rbase + (uint64_t)(ls[i].buf - lo) : 0;
-        }
-        b->nseg = nseg;
-    } else {
-        for (size_t i = 0; i < nseg && rc == ORPC_OK; i++) {
-            ls[i].buf = segs[i].base;
-            ls[i].len = segs[i].len;
-            rc = reg_range(r, ls[i].buf, ls[i].len, access, &ls[i].mr, &ls[i].key,
-                           &ls[i].rbase);
-            if (rc == ORPC_OK)
-                b->nseg = i + 1;
-        }
-    }
+    b->nseg = nseg;
+    rc = bulk_reg_now(r, b);
     if (rc != ORPC_OK) {
         rpc_bulk_drop(r, b);
         rpc_unlock(r);
@@ -294,7 +390,7 @@ RPC_EXPORT int orpc_bulk_expose_strided(orpc_t *r, void *base, size_t rows, size
     b->rows = rows;
     b->row_bytes = row_bytes;
     b->pitch = pitch;
-    rc = reg_range(r, b->buf, span, access, &b->mr, &b->reg.key, &b->reg.rbase);
+    rc = bulk_reg_now(r, b);
     if (rc != ORPC_OK)
         bulk_unalloc(r, b);
     rpc_unlock(r);
@@ -312,15 +408,19 @@ RPC_EXPORT size_t orpc_bulk_encoded_size(const orpc_bulk_t *b)
     return b->kind == RPC_BULK_STRIDED ? RPC_BULK_WIRE + RPC_BULK_SEG_WIRE : RPC_BULK_WIRE;
 }
 
-RPC_EXPORT int orpc_bulk_encode(orpc_bulk_t *b, orpc_peer_t *p, void *out)
+/* Encodes b for p; lock held (the registration, where p needs one). */
+int rpc_bulk_encode_locked(orpc_bulk_t *b, orpc_peer_t *p, void *out)
 {
-    if (b == NULL || p == NULL || out == NULL || p->rpc != b->rpc)
-        return ORPC_EINVAL;
     orpc_t *r = b->rpc;
     uint64_t now = rpc_now_ns();
     uint64_t end = b->start_ns + (uint64_t)b->ttl_ms * 1000000ull;
     if (now >= end)
         return ORPC_EEXPIRED;
+    if (!b->registered && !peer_copies(p)) {
+        int rc = bulk_register(r, b);
+        if (rc != ORPC_OK)
+            return rc;
+    }
     rpc_bulk_wire_t w = {.addr = (uint64_t)(uintptr_t)b->buf, .len = b->len, .key = b->reg.key,
                          .rbase = b->reg.rbase, .access = (uint8_t)b->access,
                          .owner_len = r->self_alen, .kind = (uint8_t)b->kind};
@@ -347,6 +447,17 @@ RPC_EXPORT int orpc_bulk_encode(orpc_bulk_t *b, orpc_peer_t *p, void *out)
     if (b->first_enc_ns == 0)
         b->first_enc_ns = now;
     return ORPC_OK;
+}
+
+RPC_EXPORT int orpc_bulk_encode(orpc_bulk_t *b, orpc_peer_t *p, void *out)
+{
+    if (b == NULL || p == NULL || out == NULL || p->rpc != b->rpc)
+        return ORPC_EINVAL;
+    orpc_t *r = b->rpc;
+    rpc_lock(r);
+    int rc = rpc_bulk_encode_locked(b, p, out);
+    rpc_unlock(r);
+    return rc;
 }
 
 RPC_EXPORT int orpc_bulk_release(orpc_bulk_t *b)
@@ -376,6 +487,7 @@ RPC_EXPORT int orpc_bulk_release(orpc_bulk_t *b)
 
 void rpc_bulk_drop(orpc_t *r, orpc_bulk_t *b)
 {
+    lazy_unlink(r, b);
     mr_unref(r, b->mr);
     for (size_t i = 0; i < b->nseg; i++)
         mr_unref(r, b->segs[i].mr);
@@ -424,6 +536,9 @@ RPC_EXPORT int orpc_mr_cache_evict(orpc_t *r, const void *buf, size_t len)
                 busy = 1;
         }
     }
+    /* Exposed without a registration (a same-host server copies): as busy. */
+    for (orpc_bulk_t *b = r->bulk_lazy; b && !busy; b = b->lz_next)
+        busy = bulk_overlaps(b, lo, hi);
     rpc_unlock(r);
     return busy ? ORPC_EAGAIN : ORPC_OK;
 }

@@ -271,7 +271,8 @@ static int bulk_issue_v(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off,
     }
     struct iovec liov[SQ_BATCH], riov[SQ_BATCH];
     cdt_bulk_piece_t pcs[SQ_BATCH];
-    int nb = 0, flushed = 0;
+    int nb = 0, flushed = 0, noreg = 0;
+    uint64_t issued0 = c->bulk_issued;
     for (int pass = sq ? 0 : 1; pass < 2 && rc == ORPC_OK; pass++) {
         rwalk_t w;
         rwalk_init(&w, d, off);
@@ -288,6 +289,11 @@ static int bulk_issue_v(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off,
             if (n > loc[li].len - lo)
                 n = loc[li].len - lo;
             char *lp = (char *)loc[li].base + lo;
+            if (pass == 1 && raddr == (addr ^ RPC_BULK_NOREG)) {
+                noreg = 1; /* exposed for a same-host server that copies: no key */
+                rc = ORPC_EPERM;
+                break;
+            }
             /* A piece that continues the last one on both sides joins it
              * (adjacent segments, full-width rows): fewer copies and ops. */
             int joins = 0;
@@ -331,6 +337,15 @@ static int bulk_issue_v(orpc_call_t *c, const orpc_bulk_desc_t *d, size_t off,
             rc = ORPC_OK; /* process_vm_* not allowed here: the provider, from the start */
         else if (pass == 0)
             break;
+    }
+    if (noreg && c->bulk_issued == issued0) {
+        /* Nothing went: a refusal like the checks above, not a failed transfer. */
+        rc = refuse(r, ORPC_EPERM, "descriptor not registered with the provider");
+        SHM_WARN(RPC, "a bulk descriptor made for a same-host server that copies (no "
+                 "provider registration) came through the provider: the client must "
+                 "encode it for this server");
+        rpc_unlock(r);
+        return rc;
     }
     if (rc == ORPC_OK) {
         r->st.bulk_bytes += len;

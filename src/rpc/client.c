@@ -296,9 +296,9 @@ static int req_start(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, siz
     size_t hl = rpc_wire_encode(q->hdr, sizeof(q->hdr), &h);
     /* The descriptors follow the header in the same piece of the message. */
     if (ab && rc == ORPC_OK)
-        rc = orpc_bulk_encode(ab, p, q->hdr + hl);
+        rc = rpc_bulk_encode_locked(ab, p, q->hdr + hl);
     if (ob && rc == ORPC_OK)
-        rc = orpc_bulk_encode(ob, p, q->hdr + hl + (ab ? RPC_BULK_WIRE : 0));
+        rc = rpc_bulk_encode_locked(ob, p, q->hdr + hl + (ab ? RPC_BULK_WIRE : 0));
     if (x)
         memcpy(q->hdr + hl, x->pre, x->prelen);
     hl += extra;

@@ -35,6 +35,12 @@
 /* A transfer waiting longer than this makes the server check its client's
  * life (a same-host client's pid), and again at each such interval. */
 #define RPC_BULK_PROBE_NS (500ull * 1000000ull)
+/* An exposure not registered with the provider (a same-host server copies
+ * it) carries key 0 and remote address = address ^ this: never a real
+ * one (the provider's address is the same, or an offset below 2^56), so a
+ * server that would use the provider refuses it instead of sending a bad
+ * key and address. */
+#define RPC_BULK_NOREG (1ull << 63)
 
 /* Request flags (rpc_hdr_t.flags): bulk descriptors of RPC_BULK_WIRE bytes
  * lead the payload, in this order, when their bit is set. */
@@ -187,6 +193,9 @@ struct orpc_bulk {
     uint64_t start_ns, first_enc_ns;
     cdt_bulk_reg_t reg;   /* key, rbase of buf */
     rpc_mr_t *mr;         /* NULL: symmetric memory or empty */
+    int registered;       /* with the provider (lazy while same-host servers copy: bulk.c) */
+    struct orpc_bulk *lz_prev, *lz_next; /* on the instance's bulk_lazy while not registered */
+    int lazy;
     uint64_t release_ns;  /* deferred release (the library's own exposures) */
     struct orpc_bulk *next;
     /* Scatter-gather (bulk.c, issue 18): kind RPC_BULK_LIST: nseg segments
@@ -261,6 +270,7 @@ struct orpc {
     uint64_t lru_clock;
     orpc_bulk_t *bulk_free;
     orpc_bulk_t *bulk_deferred; /* own exposures kept until their client deadline */
+    orpc_bulk_t *bulk_lazy;     /* live exposures not registered (orpc_mr_cache_evict sees them) */
     uint64_t rma_errs_seen;
 
     orpc_stats_t st;
@@ -468,6 +478,8 @@ int rpc_bulk_check_n(orpc_t *r, orpc_peer_t *p, uint64_t arrival_ns, const void 
 int rpc_bulk_pull_args(orpc_t *r, struct orpc_call *c, const orpc_bulk_desc_t *d, void *buf);
 /* Pushes a result into the caller's buffer (c->out_desc) and waits for it. */
 int rpc_bulk_push_result(orpc_t *r, struct orpc_call *c, const void *buf, size_t len);
+/* orpc_bulk_encode with the lock held (the library's own exposures, client.c). */
+int rpc_bulk_encode_locked(orpc_bulk_t *b, orpc_peer_t *p, void *out);
 /* The library's own exposures: released now, or kept until start + 2 x ttl. */
 void rpc_bulk_drop(orpc_t *r, orpc_bulk_t *b);
 void rpc_bulk_defer(orpc_t *r, orpc_bulk_t *b);

@@ -30,7 +30,7 @@
 #include "rpc/sq.h"
 
 #define SQ_MAGIC 0x3151534fu /* "OSQ1" */
-#define SQ_VERSION 1
+#define SQ_VERSION 2 /* 2: the hello carries a probe word, the reply whether it was read */
 #define SQ_MAX_CONNS 256
 #define SQ_HDR_PAGE 4096
 #define SQ_MIN_RING (64u << 10)
@@ -56,11 +56,16 @@ typedef struct {
 typedef struct {
     uint32_t magic, version;
     uint64_t req_cap, resp_cap, map_len;
+    uint64_t probe_addr, probe_val; /* a word of the client's memory and what it holds */
 } sq_hello_t;
+
+#define SQ_REPLY_PVM 1u /* the server read the probe word: it copies bulk data itself */
 
 typedef struct {
     uint32_t magic;
     int32_t status; /* 0, or an errno */
+    uint32_t flags; /* SQ_REPLY_* */
+    uint32_t pad_;
 } sq_reply_t;
 
 /* A peer whose connection ended: once its process has exited, what the
@@ -237,7 +242,17 @@ static void sq_accept(rpc_sq_t *s)
     why = "all connection slots in use";
     if (slot == NULL)
         goto refuse;
-    sq_reply_t rep = {.magic = SQ_MAGIC};
+    /* Can we copy from the client (Yama, seccomp, user namespaces)? Asked once:
+     * the client registers its bulk buffers with the provider only if not. */
+    uint64_t probe = 0;
+    struct iovec pl = {.iov_base = &probe, .iov_len = sizeof(probe)};
+    struct iovec pr = {.iov_base = (void *)(uintptr_t)hi.probe_addr, .iov_len = sizeof(probe)};
+    int pvm = process_vm_readv(pid, &pl, 1, &pr, 1, 0) == (ssize_t)sizeof(probe) &&
+              probe == hi.probe_val;
+    if (!pvm)
+        SHM_INFO(RPC, "process_vm_readv from same-host client pid %d refused (%s): its bulk "
+                 "transfers go through the provider", (int)pid, strerror(errno));
+    sq_reply_t rep = {.magic = SQ_MAGIC, .flags = pvm ? SQ_REPLY_PVM : 0};
     why = "reply";
     if (shm_unix_send_fds(c, &rep, sizeof(rep), &s->bell_fd, 1) != 0)
         goto refuse;
@@ -248,6 +263,7 @@ static void sq_accept(rpc_sq_t *s)
     slot->sock = c;
     slot->pid = pid;
     slot->pidfd = pidfd_of(pid);
+    slot->no_pvm = !pvm;
     slot->map = map;
     slot->map_len = hi.map_len;
     slot->rx_bell = s->bell;
@@ -527,8 +543,10 @@ rpc_sq_conn_t *rpc_sq_connect(orpc_t *r, const char *addr, size_t srv_max_req)
     h->version = SQ_VERSION;
     h->req_cap = req_cap;
     h->resp_cap = resp_cap;
+    c->probe = ((uint64_t)getpid() << 32 | 0x5a5aa5a5u) ^ (uint64_t)(uintptr_t)c;
     sq_hello_t hi = {.magic = SQ_MAGIC, .version = SQ_VERSION, .req_cap = req_cap,
-                     .resp_cap = resp_cap, .map_len = c->map_len};
+                     .resp_cap = resp_cap, .map_len = c->map_len,
+                     .probe_addr = (uint64_t)(uintptr_t)&c->probe, .probe_val = c->probe};
     why = "hello";
     if (shm_unix_send_fds(c->sock, &hi, sizeof(hi), &fd, 1) != 0)
         goto fail;
@@ -551,11 +569,13 @@ rpc_sq_conn_t *rpc_sq_connect(orpc_t *r, const char *addr, size_t srv_max_req)
         goto fail;
     }
     close(bfd);
+    c->no_pvm = !(rep.flags & SQ_REPLY_PVM);
     conn_setup(c, 0);
     c->tx_bell = c->bell_map;
     c->pidfd = pidfd_of(c->pid);
     s->active[s->nactive++] = c;
-    SHM_DEBUG(RPC, "same-host queues to server pid %d", (int)c->pid);
+    SHM_DEBUG(RPC, "same-host queues to server pid %d (bulk: %s)", (int)c->pid,
+              c->no_pvm ? "through the provider" : "copied by the server");
     return c;
 fail:
     SHM_DEBUG(RPC, "no same-host queues (%s: %s): through the provider", why, strerror(errno));

@@ -47,7 +47,9 @@ struct rpc_sq_conn {
     int sock;
     pid_t pid;              /* the other end, for process_vm_* */
     int pidfd;              /* the other end's pidfd (-1: none): says when it has exited */
-    int no_pvm;             /* process_vm_* refused: bulk through the provider */
+    int no_pvm;             /* process_vm_* refused: bulk through the provider (client
+                             * side: the server said so when it connected us) */
+    uint64_t probe;         /* client: the word the server reads to tell */
     struct orpc_peer *peer; /* the peer it carries messages of */
     void *map;
     size_t map_len;
@@ -87,6 +89,13 @@ int rpc_sq_bulk(rpc_sq_conn_t *c, int is_get, void *local, uint64_t remote, size
  * in as few process_vm_* calls as the kernel allows; the arrays are used up. */
 struct iovec;
 int rpc_sq_bulkv(rpc_sq_conn_t *c, int is_get, struct iovec *local, struct iovec *remote, int n);
+
+/* Client: the server copies this connection's bulk data itself
+ * (process_vm_*), so exposures sent over it need no provider registration. */
+static inline int rpc_sq_copies(const rpc_sq_conn_t *c)
+{
+    return c != NULL && !c->no_pvm && !__atomic_load_n(&c->dead, __ATOMIC_RELAXED);
+}
 
 /* Connections live now (the stats' samehost_live). */
 int rpc_sq_nconns(const struct orpc *r);

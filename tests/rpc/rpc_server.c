@@ -3,9 +3,18 @@
  * Test server: every RPC shape the tests use. Writes its address to a file
  * (-a) and its auth key to another (-k, mode 0600), serves until test.stop
  * or SIGTERM, then prints its counters.
- *   rpc_server -a ADDRFILE -k KEYFILE [-m 0|1] [-t] [-c 0|1]
+ *   rpc_server -a ADDRFILE -k KEYFILE [-m 0|1] [-t] [-c 0|1] [-p PROV] [-V]
+ * -V: process_vm_readv/writev fail with EPERM in this process (a seccomp
+ * filter, as Yama or a container would refuse them), so same-host clients'
+ * bulk data must go through the provider, with their registrations.
  */
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <malloc.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -329,6 +338,25 @@ static void h_stop(orpc_call_t *c, const void *in, size_t n, void *arg)
     stop_g = 1;
 }
 
+/* Makes process_vm_readv/writev fail with EPERM here and in threads made later. */
+static int deny_process_vm(void)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+    };
+    struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+        perror("rpc_server: seccomp filter");
+        return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *addr_file = NULL, *key_file = NULL;
@@ -336,7 +364,7 @@ int main(int argc, char **argv)
     orpc_opts_init(&o);
     o.listen = 1;
     int opt;
-    while ((opt = getopt(argc, argv, "a:k:m:tc:p:")) != -1) {
+    while ((opt = getopt(argc, argv, "a:k:m:tc:p:V")) != -1) {
         switch (opt) {
         case 'a': addr_file = optarg; break;
         case 'k': key_file = optarg; break;
@@ -344,8 +372,12 @@ int main(int argc, char **argv)
         case 't': o.progress_thread = 1; break;
         case 'c': o.mr_cache = atoi(optarg); break;
         case 'p': o.provider = optarg; break;
+        case 'V':
+            if (deny_process_vm() != 0)
+                return 2;
+            break;
         default:
-            fprintf(stderr, "usage: %s -a ADDRFILE [-k KEYFILE] [-m 0|1] [-t] [-p PROV]\n",
+            fprintf(stderr, "usage: %s -a ADDRFILE [-k KEYFILE] [-m 0|1] [-t] [-p PROV] [-V]\n",
                     argv[0]);
             return 2;
         }

@@ -68,13 +68,75 @@ shapes)
   stop_server
   ;;
 bulk)
+  # regs_of LOG: the client's provider registrations, as mode bulk printed them.
+  regs_of() { sed -n 's/^bulk: client registrations \([0-9]*\).*/\1/p' "$1"; }
   start_server srv
-  client bulk || fail "bulk"
+  client bulk >"$W/bulk.log" 2>&1 || { cat "$W/bulk.log"; fail "bulk"; }
+  cat "$W/bulk.log"
+  regs=$(regs_of "$W/bulk.log")
+  if [ "$PROV" = sq ]; then
+    # The server copies with process_vm_*: exposures need no registration.
+    [ "$regs" = 0 ] || fail "$regs provider registrations by a same-host client (want 0)"
+  else
+    [ "${regs:-0}" -gt 0 ] || fail "no provider registration through the provider"
+  fi
   client expire || fail "expire"
   stop_server
   start_server srv -c 0
   SHMEM_RPC_MR_CACHE=0 client bulk || fail "bulk without the registration cache"
   stop_server
+  if [ "$PROV" = sq ]; then
+    # A tcp;ofi_rxm server (keys checked) that may not use process_vm_*: its
+    # same-host clients learn so when they connect and register their
+    # exposures, and the bulk data goes through the provider; the calls still
+    # go through the queues.
+    start_server srv -p "tcp;ofi_rxm" -V
+    client bulk >"$W/bulk.log" 2>&1 || { cat "$W/bulk.log"; fail "bulk, process_vm_* refused"; }
+    cat "$W/bulk.log"
+    regs=$(regs_of "$W/bulk.log")
+    [ "${regs:-0}" -gt 0 ] || fail "no registration although the server cannot copy"
+    grep -q 'same-host connections [1-9]' "$W/bulk.log" || fail "calls left the queues"
+    stop_server
+    # The same server with process_vm_* allowed: no registration on tcp either.
+    start_server srv -p "tcp;ofi_rxm"
+    client bulk >"$W/bulk.log" 2>&1 || { cat "$W/bulk.log"; fail "bulk, tcp server"; }
+    regs=$(regs_of "$W/bulk.log")
+    [ "$regs" = 0 ] || fail "$regs registrations by a same-host client of a tcp server"
+    stop_server
+    # Two tcp;ofi_rxm servers joined into one service (orpc_addr_join), one
+    # without the queues (SHMEM_RPC_SAME_HOST=0, as on another host): the
+    # calls alternate between them, and a descriptor encoded for the service
+    # handle must carry a key valid on the provider context too.
+    jkey=0123456789abcdef0123456789abcdef
+    echo "$jkey" >"$W/j.key"; chmod 600 "$W/j.key"
+    jpids=()
+    for s in 1 2; do
+      rm -f "$W/j$s.addr"
+      SHMEM_RPC_SAME_HOST=$((2 - s)) SHMEM_RPC_AUTH_KEY=$jkey FI_OFI_RXM_USE_SRX=0 \
+          "$BIN/rpc_server" -a "$W/j$s.addr" -p "tcp;ofi_rxm" >"$W/j$s.log" 2>&1 &
+      jpids+=($!); PIDS+=($!)
+    done
+    for s in 1 2; do
+      for _ in $(seq 200); do [ -s "$W/j$s.addr" ] && break; sleep 0.05; done
+      [ -s "$W/j$s.addr" ] || fail "joined server $s wrote no address"
+    done
+    grep -q '/sq=' "$W/j1.addr" || fail "server 1 offers no queues: $(cat "$W/j1.addr")"
+    grep -q '/sq=' "$W/j2.addr" && fail "server 2 offers queues with SHMEM_RPC_SAME_HOST=0"
+    "$BIN/rpc_ctx" join "$W/j.addr" "$W/j1.addr" "$W/j2.addr" || fail "join"
+    timeout 100 "$BIN/rpc_client" "$W/j.addr" "$W/j.key" bulk >"$W/bulk.log" 2>&1 ||
+      { cat "$W/bulk.log"; fail "bulk through a service with a context without queues"; }
+    regs=$(regs_of "$W/bulk.log")
+    [ "${regs:-0}" -gt 0 ] || fail "no registration for a service with a provider context"
+    grep -q 'same-host connections [1-9]' "$W/bulk.log" || fail "no queues to server 1"
+    for p in "${jpids[@]}"; do kill -TERM "$p"; done
+    for s in 1 2; do
+      wait "${jpids[$((s - 1))]}" || fail "joined server $s exited with $?"
+      n=$(sed -n 's/^server: requests \([0-9]*\) .*/\1/p' "$W/j$s.log")
+      [ "${n:-0}" -ge 20 ] || fail "joined server $s served ${n:-no} requests (want >= 20)"
+      grep -q 'bulk-errors 0 ' "$W/j$s.log" || fail "bulk errors on joined server $s: $(cat "$W/j$s.log")"
+    done
+    echo "joined service (queues + provider): $regs client registrations"
+  fi
   ;;
 concurrent)
   # 8 client processes x 8 calls in flight = 64 concurrent requests; both receive modes.

@@ -109,54 +109,20 @@ int rpc_ctx_lookup(orpc_t *r, orpc_peer_t *p, const char *addr, orpc_peer_t **sv
         *svc_p = p->svc;
         return ORPC_OK;
     }
-    o += strlen(CTX_OPT);
-    /* "orpc://PROV/" of every context, and the host of the queue sets. */
-    const char *slash = strchr(addr + 7, '/');
-    const char *q = strstr(addr, SQ_OPT);
-    const char *host = q ? q + strlen(SQ_OPT) : NULL;
-    size_t hostl = host ? strcspn(host, ".") : 0;
-    if (slash == NULL || (host && host[hostl] != '.'))
-        return ORPC_EADDR;
-    /* Every context takes requests of the size the address advertises. */
-    const char *mr = strstr(addr, "/max_req=");
-    int mrl = mr ? (int)(1 + strcspn(mr + 1, "/\n\r ")) : 0;
+    /* Every other context's own address, as its instance would print it. */
+    int n = rpc_ctx_member(addr, -1, NULL, 0), got = 1;
+    int rc = n < 2 ? ORPC_EADDR : ORPC_OK;
     orpc_peer_t *subs[RPC_MAX_PEER_CTX];
-    int n = 1, rc = ORPC_OK;
     subs[0] = p;
-    while (*o && *o != '/' && *o != '\n' && *o != '\r' && *o != ' ') {
-        size_t nl = strcspn(o, ".,/\n\r ");
-        size_t ql = 0;
-        const char *qn = NULL;
-        if (o[nl] == '.') {
-            qn = o + nl + 1;
-            ql = strcspn(qn, ",/\n\r ");
-        }
-        if (n == RPC_MAX_PEER_CTX || nl == 0 || (qn && (ql != 16 || host == NULL))) {
-            rc = ORPC_EADDR;
-            break;
-        }
-        /* This context's own address, as its instance would print it. */
+    for (int i = 1; rc == ORPC_OK && i < n; i++) {
         char one[ORPC_ADDR_STRLEN];
-        int k = snprintf(one, sizeof(one), "%.*s%.*s%.*s", (int)(slash + 1 - addr), addr,
-                         (int)nl, o, mrl, mr ? mr : "");
-        if (qn && k > 0 && (size_t)k < sizeof(one))
-            k += snprintf(one + k, sizeof(one) - (size_t)k, SQ_OPT "%.*s.%.16s", (int)hostl,
-                          host, qn);
-        if (k < 0 || (size_t)k >= sizeof(one)) {
-            rc = ORPC_EADDR;
-            break;
-        }
         orpc_peer_t *s = NULL;
-        if ((rc = rpc_peer_lookup(r, one, p->auth, &s)) != ORPC_OK)
-            break;
-        subs[n++] = s;
-        o += nl + (qn ? 1 + ql : 0);
-        if (*o == ',')
-            o++;
+        if (rpc_ctx_member(addr, i, one, sizeof(one)) < 0)
+            rc = ORPC_EADDR;
+        else if ((rc = rpc_peer_lookup(r, one, p->auth, &s)) == ORPC_OK)
+            subs[got++] = s;
     }
     orpc_peer_t *svc = NULL;
-    if (rc == ORPC_OK && n < 2)
-        rc = ORPC_EADDR;
     if (rc == ORPC_OK && ((svc = calloc(1, sizeof(*svc))) == NULL ||
                           (svc->ctxp = malloc((size_t)n * sizeof(*svc->ctxp))) == NULL)) {
         free(svc);
@@ -165,7 +131,7 @@ int rpc_ctx_lookup(orpc_t *r, orpc_peer_t *p, const char *addr, orpc_peer_t **sv
     if (rc != ORPC_OK) {
         if (rc != ORPC_ENOMEM)
             shm_error("orpc_lookup: bad context list in '%s'", addr);
-        for (int i = 1; i < n; i++)
+        for (int i = 1; i < got; i++)
             rpc_peer_unref(r, subs[i]);
         return rc == ORPC_ENOMEM ? rc : ORPC_EADDR;
     }

@@ -4,9 +4,9 @@
 // there are npes locks in each of two arrays, one in .bss and one in the
 // symmetric heap (so the lock words and their home PEs differ). Lock k
 // guards counter k, which lives on PE k. A thread, many times: picks an
-// array and a lock k, takes the PE's pthread mutex of that lock (a PE must
-// not request a lock it already holds, so two threads of one PE never queue
-// for the same lock; threads of one PE do hold different locks at once),
+// array and a lock k, takes the PE's pthread mutex of that lock (so this
+// test is about threads of one PE holding different locks at once; threads
+// of one PE asking for the same lock are thread_lock_same's),
 // takes the lock (shmem_set_lock, or spinning on shmem_test_lock), reads
 // counter k on PE k with a get and writes it back + 1 with a put (not
 // atomic: only the lock makes it exact), releases the lock, then the mutex.

@@ -55,7 +55,7 @@ static const cdt_ofi_prov_row_t prov_table[] = {
      * 2000), and tests/pe quiet_small_oob.sockets. A read-back would double
      * the messages of put+quiet (4 per put instead of 2). */
     {.name = "sockets", .put_needs_dc = 1, .inject_honours_dc = 1, .read_orders_writes = 1,
-     .cntr_wait_broken = 1, .needs_target_progress = 0},
+     .cntr_wait_broken = 1, .needs_target_progress = 0, .sends_in_progress = 1},
 };
 
 static const cdt_ofi_prov_row_t prov_default = {

@@ -140,6 +140,8 @@ static void fill_caps(const cdt_config_t *cfg)
         cdt_ofi_fast_g.inject_size = cdt_plan_inject_size(c->inject_size, cfg->inject_size, 0, 0);
         cdt_ofi_fast_g.inject_flush = cdt_ofi_fast_g.inject_size > 0;
     }
+    cdt_ofi_fast_g.flag_progress = row->sends_in_progress &&
+                                   info->domain_attr->data_progress == FI_PROGRESS_MANUAL;
     cdt_ofi_fast_g.bounce_size = cfg->bounce_size;
     cdt_ofi_fast_g.frag_size = cdt_plan_frag_size(cfg->fragment_size, c->max_msg_size);
     cdt_ofi_fast_g.yield = cfg->yield;

@@ -49,6 +49,7 @@ typedef struct {
     cdt_ofi_peer_t *peer;       /* [pe], zero until first contact */
     size_t inject_size;         /* 0 when injects are not remotely complete */
     int inject_flush;           /* injects are not delivery-complete: quiet reads back */
+    int flag_progress;          /* a flag leaves only in a progress call: make one after it */
     size_t bounce_size;
     size_t frag_size;
     int yield;
@@ -197,6 +198,31 @@ static inline void cdt_put(cdt_ctx_t *ctx, int seg, size_t off, const void *src,
                            int pe)
 {
     cdt_ofi_put(ctx, seg, off, src, bytes, pe, 1);
+}
+
+/*
+ * A collective's flag: never an inject that quiet reads back. Its target
+ * may finish the collective as soon as the flag lands and leave it (in
+ * finalize: leave the job) before our next quiet; a read-back then waited
+ * for a PE that was gone (launchers.slurm_multihost.probe: a PE in round 2
+ * of the finalize barrier read back its round-1 flag from a PE that had
+ * finished; 3 hangs in ~32 runs). A delivery-complete write is complete
+ * when its answer comes, which the target's provider sends on arrival.
+ */
+static inline void cdt_put_flag(cdt_ctx_t *ctx, int seg, size_t off, const void *src,
+                                size_t bytes, int pe)
+{
+    if (shm_likely(!cdt_ofi_fast_g.inject_flush)) {
+        cdt_ofi_put(ctx, seg, off, src, bytes, pe, 1);
+    } else {
+        const cdt_ofi_rseg_t *r = &cdt_ofi_peer(pe)->seg[seg];
+        cdt_ofi_put_slow(ctx, r->base + off, r->key, src, bytes, pe, 1);
+    }
+    /* sockets: the flag is only queued until a progress call sends it; a
+     * PE that has its last flag of a barrier (it may leave the library
+     * now: computing, or in the launcher's fence at finalize) sends it. */
+    if (shm_unlikely(cdt_ofi_fast_g.flag_progress))
+        cdt_progress();
 }
 
 static inline void cdt_put_nbi(cdt_ctx_t *ctx, int seg, size_t off, const void *src,

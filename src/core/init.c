@@ -434,7 +434,7 @@ void shm_core_finalize(void)
      * during which this PE keeps driving the fabric. Without a progress
      * thread a peer may still need us: a provider that moves data only in
      * the sender's progress (sockets) had not sent our last barrier flag
-     * (the peer waited for it while we sat in the fence: 5 of 8 runs of
+     * (the peer waited for it while we sat in the fence: 6 of 9 runs of
      * pe_barrier_sync on sockets hung so), and a peer still in the barrier
      * may need our answers (its liveness probe, atomics served here). */
     shm_rt_barrier_poll(cdt_poll_idle);

@@ -87,6 +87,7 @@ struct cdt_ctx {
     int last_flush_pe;
     unsigned nflush;
     int flush_pe[CDT_OFI_FLUSH_MAX];
+    unsigned char flush_inj[CDT_OFI_FLUSH_MAX]; /* an inject went there: read it back */
     uint64_t flush_sink;
 };
 
@@ -101,7 +102,7 @@ void cdt_ofi_wait_puts(cdt_ctx_t *ctx);
 void cdt_ofi_wait_gets(cdt_ctx_t *ctx);
 void cdt_ofi_wait_all(cdt_ctx_t *ctx);
 void cdt_ofi_kick_slow(int pe, uint64_t now);
-void cdt_ofi_flush_note(cdt_ctx_t *ctx, int pe);
+int cdt_ofi_flush_note(cdt_ctx_t *ctx, int pe);
 void cdt_ofi_flush(cdt_ctx_t *ctx);
 
 const cdt_ofi_peer_t *cdt_ofi_peer_slow(int pe);
@@ -181,8 +182,14 @@ static inline void cdt_ofi_put(cdt_ctx_t *ctx, int seg, size_t off, const void *
     const cdt_ofi_peer_t *p = cdt_ofi_peer(pe);
     const cdt_ofi_rseg_t *r = &p->seg[seg];
     if (cdt_plan_put(bytes, ctx->inject_size, 0, 0) == CDT_PATH_INJECT) {
-        if (shm_unlikely(cdt_ofi_fast_g.inject_flush) && ctx->last_flush_pe != pe)
-            cdt_ofi_flush_note(ctx, pe);
+        /* The first put to a PE since the last quiet goes delivery-complete
+         * (no read-back needed if it stays alone: put + quiet is one answer);
+         * the ones after it are injected and read back (cdt_ofi_flush_note). */
+        if (shm_unlikely(cdt_ofi_fast_g.inject_flush) && ctx->last_flush_pe != pe &&
+            cdt_ofi_flush_note(ctx, pe)) {
+            cdt_ofi_put_slow(ctx, r->base + off, r->key, src, bytes, pe, blocking);
+            return;
+        }
         cdt_ofi_count(ctx, &ctx->put_issued, 1); /* before the issue: see cdt_ofi_count */
         ssize_t rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)(p->addr1 - 1),
                                      r->base + off, r->key);

@@ -119,7 +119,7 @@ static inline void shm_coll_flag(shm_team_t *t, int to)
     if (peer) {
         __atomic_store_n(peer, v, __ATOMIC_RELEASE);
     } else if (shm_likely(shm_coll_cfg_g.lose_flag == 0) || !shm_coll_lose_flag(pe, v)) {
-        cdt_put(shm_coll_cdt(), SHM_SEG_HEAP, off, &v, sizeof(v), pe);
+        cdt_put_flag(shm_coll_cdt(), SHM_SEG_HEAP, off, &v, sizeof(v), pe);
     }
     /* After the flag: a peer that reads this count (shm_coll_wait_long) and
      * finds the flag missing knows it was lost, not still to be issued. */

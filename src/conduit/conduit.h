@@ -81,6 +81,17 @@ typedef struct cdt_ctx cdt_ctx_t;
  */
 uint64_t cdt_probe_peer(cdt_ctx_t *ctx, int pe, size_t off, const char *what);
 
+/*
+ * The data path (cdt_put, cdt_put_nbi, cdt_get, cdt_quiet, ...) is inline,
+ * in ofi/ofi_inline.h. Besides the puts of the OpenSHMEM API it has
+ * cdt_put_flag(ctx, seg, off, src, bytes, pe): a small put (a collective's
+ * flag) that is complete at its target once counted, so a later quiet needs
+ * nothing more from that target. A plain small put may be one that quiet
+ * must read back (SHMEM_QUIET_FLUSH), which needs the target's progress
+ * then; a flag's target may have left the collective (and the job) by the
+ * time the sender's next quiet runs.
+ */
+
 /** Context option: several threads may use it at once. */
 #define CDT_CTX_SHARED 0x1
 

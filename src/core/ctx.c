@@ -145,6 +145,15 @@ void shm_ctx_destroy_all(shm_team_t *team)
     }
 }
 
+void shm_ctx_quiet_all(void)
+{
+    cdt_quiet(&shm_ctx_default_g.cdt);
+    pthread_mutex_lock(&ctx_lock);
+    for (struct shm_ctx *c = ctx_list; c; c = c->next)
+        cdt_quiet(&c->cdt);
+    pthread_mutex_unlock(&ctx_lock);
+}
+
 /* SHMEM_DEBUG: is c a context this program created and has not destroyed? */
 int shm_ctx_is_live(const struct shm_ctx *c)
 {

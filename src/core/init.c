@@ -421,12 +421,23 @@ void shm_core_finalize(void)
         return;
     }
     init_clock_start();
-    cdt_quiet(&shm_ctx_default_g.cdt);
+    /* Every context's puts land (injected ones read back, ofi_rma.c) while
+     * every peer is still here to answer: a context the program left
+     * open is otherwise quieted only when it is closed, after the fence. */
+    shm_ctx_quiet_all();
     shm_coll_barrier_world();
+    /* The barrier's own last flags too, before this PE stops sending. */
+    cdt_quiet(&shm_ctx_default_g.cdt);
     init_phase("barrier");
     shm_state_g.run_state = SHM_STATE_FINALIZED;
-    /* Nobody may still target our memory when it goes: one more fence. */
-    shm_rt_barrier();
+    /* Nobody may still target our memory when it goes: one more fence,
+     * during which this PE keeps driving the fabric. Without a progress
+     * thread a peer may still need us: a provider that moves data only in
+     * the sender's progress (sockets) had not sent our last barrier flag
+     * (the peer waited for it while we sat in the fence: 6 of 9 runs of
+     * pe_barrier_sync on sockets hung so), and a peer still in the barrier
+     * may need our answers (its liveness probe, atomics served here). */
+    shm_rt_barrier_poll(cdt_poll_idle);
     init_phase("runtime fence");
     cdt_progress_thread_stop(); /* it polls the default context closed below */
     shm_team_fini();

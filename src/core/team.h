@@ -95,5 +95,7 @@ int shm_ctx_create(shm_team_t *team, long options, struct shm_ctx **ctx_p);
 void shm_ctx_destroy(struct shm_ctx *ctx);
 /* Destroys the contexts made from team (all of them when team is NULL: finalize). */
 void shm_ctx_destroy_all(shm_team_t *team);
+/* Quiets the default context and every live one (finalize, before its barrier). */
+void shm_ctx_quiet_all(void);
 
 #endif /* SHM_CORE_TEAM_H */

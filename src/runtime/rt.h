@@ -42,6 +42,10 @@ shm_status_t shm_rt_get(int pe, const char *key, void *buf, size_t len);
 int shm_rt_node_of(int pe);
 /* A barrier through the launcher (slow; used during init and finalize only). */
 shm_status_t shm_rt_barrier(void);
+/* The same, calling poll_fn while it waits: a PE in it keeps serving the
+ * fabric (with no progress thread, a peer's last barrier flag or its
+ * quiet's read-back may still need this PE's progress). */
+shm_status_t shm_rt_barrier_poll(void (*poll_fn)(void));
 
 /* End the whole job with status; msg may be empty. Never returns. */
 __attribute__((noreturn)) void shm_rt_abort(int status, const char *msg);

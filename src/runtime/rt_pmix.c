@@ -535,6 +535,36 @@ shm_status_t shm_rt_barrier(void)
     return SHM_OK;
 }
 
+static void rt_fence_done(pmix_status_t status, void *cbdata)
+{
+    pmix_status_t *st = cbdata;
+    __atomic_store_n(st, status, __ATOMIC_RELEASE);
+}
+
+shm_status_t shm_rt_barrier_poll(void (*poll_fn)(void))
+{
+    if (!rt_pmix_up)
+        return SHM_OK;
+    /* PMIX_ERR_WOULD_BLOCK never comes back from the callback: "not yet". */
+    pmix_status_t done = PMIX_ERR_WOULD_BLOCK;
+    pmix_status_t rc = PMIx_Fence_nb(NULL, 0, NULL, 0, rt_fence_done, &done);
+    if (rc == PMIX_OPERATION_SUCCEEDED) /* complete already; no callback */
+        return SHM_OK;
+    if (rc != PMIX_SUCCESS)
+        return rt_fence_failed("PMIx_Fence_nb", rc);
+    for (unsigned polls = 0;
+         __atomic_load_n(&done, __ATOMIC_ACQUIRE) == PMIX_ERR_WOULD_BLOCK; polls++) {
+        poll_fn();
+        /* A fence takes milliseconds: poll without taking a core from the
+         * PEs still on their way to it. */
+        if (polls >= 64)
+            usleep(50);
+    }
+    if (done != PMIX_SUCCESS)
+        return rt_fence_failed("PMIx_Fence_nb", done);
+    return SHM_OK;
+}
+
 void shm_rt_abort(int status, const char *msg)
 {
     atomic_store(&rt_leaving, 1);

@@ -40,6 +40,10 @@ typedef struct {
     int pid_named_regions;   /* keeps /dev/shm/<pid>:... files that a dead process leaves */
     int lazy_connect;        /* connects a pair on its first transfer (SHMEM_OFI_EAGER_CONNECT) */
     int rma_iov_slow;        /* an RMA of several iovs leaves the fast path: one iov each (cdt_bulk_xferv) */
+    /* With manual progress an operation leaves this PE only in a later
+     * progress call (sockets queues it): a collective's last flag is
+     * pushed out at once (cdt_put_flag), not at our next library call. */
+    int sends_in_progress;
 } cdt_ofi_prov_row_t;
 
 /*

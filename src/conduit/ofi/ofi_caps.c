@@ -47,7 +47,9 @@ static const cdt_ofi_prov_row_t prov_table[] = {
      .cntr_wait_broken = 0, .needs_target_progress = 1, .lazy_connect = 1},
     {.name = "verbs;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 0,
      .needs_target_progress = 1, .lazy_connect = 1},
-    /* sockets: fi_cntr_wait returns +110; own progress thread. Its writes,
+    /* sockets: fi_cntr_wait returns +110. With the manual progress we ask
+     * for it has no progress thread of its own: the target must drive it,
+     * and it refuses FI_GETWAIT on a CQ (ofi_init.c cdt_ctx_init). Its writes,
      * injected ones too, are counted when the target's write-complete answer
      * comes back (strace: 2 messages per fi_inject_write, the same as a
      * delivery-complete fi_write), so injects need no read-back:
@@ -55,7 +57,7 @@ static const cdt_ofi_prov_row_t prov_table[] = {
      * 2000), and tests/pe quiet_small_oob.sockets. A read-back would double
      * the messages of put+quiet (4 per put instead of 2). */
     {.name = "sockets", .put_needs_dc = 1, .inject_honours_dc = 1, .read_orders_writes = 1,
-     .cntr_wait_broken = 1, .needs_target_progress = 0},
+     .cntr_wait_broken = 1, .needs_target_progress = 1, .sends_in_progress = 1},
 };
 
 static const cdt_ofi_prov_row_t prov_default = {

@@ -140,6 +140,8 @@ static void fill_caps(const cdt_config_t *cfg)
         cdt_ofi_fast_g.inject_size = cdt_plan_inject_size(c->inject_size, cfg->inject_size, 0, 0);
         cdt_ofi_fast_g.inject_flush = cdt_ofi_fast_g.inject_size > 0;
     }
+    cdt_ofi_fast_g.flag_progress = row->sends_in_progress &&
+                                   info->domain_attr->data_progress == FI_PROGRESS_MANUAL;
     cdt_ofi_fast_g.bounce_size = cfg->bounce_size;
     cdt_ofi_fast_g.frag_size = cdt_plan_frag_size(cfg->fragment_size, c->max_msg_size);
     cdt_ofi_fast_g.yield = cfg->yield;
@@ -191,14 +193,25 @@ shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
     OFI_CHECK(fi_cntr_open(cdt_ofi_g.domain, &cattr, &ctx->put_cntr, NULL), "fi_cntr_open");
     OFI_CHECK(fi_cntr_open(cdt_ofi_g.domain, &cattr, &ctx->get_cntr, NULL), "fi_cntr_open");
     /* The default context's CQ is what a progress thread sleeps on, where
-     * the provider has a wait object (tcp, sockets; shm has none). */
+     * the provider has a wait object it hands out (tcp;ofi_rxm). shm has
+     * none; sockets opens an FI_WAIT_FD CQ but, with the manual progress we
+     * ask for, refuses FI_GETWAIT: a thread sleeping on that CQ saw nothing
+     * and drove the endpoint once a second (pe_async_progress on sockets:
+     * a computing PE's peer's operations did not complete in 30 s). Both
+     * take same-host wake-ups instead (ofi_progress.c). */
     int is_dflt = cdt_ofi_g.dflt == NULL;
     if (is_dflt && cdt_ofi_g.cfg.progress_thread) {
         qattr.wait_obj = FI_WAIT_FD;
-        if (fi_cq_open(cdt_ofi_g.domain, &qattr, &ctx->cq, NULL) == 0)
-            cdt_ofi_g.dflt_wait_fd = 1;
-        else
-            qattr.wait_obj = FI_WAIT_NONE;
+        int fd = -1;
+        if (fi_cq_open(cdt_ofi_g.domain, &qattr, &ctx->cq, NULL) == 0) {
+            if (fi_control(&ctx->cq->fid, FI_GETWAIT, &fd) == 0 && fd >= 0) {
+                cdt_ofi_g.dflt_wait_fd = 1;
+            } else {
+                fi_close(&ctx->cq->fid);
+                ctx->cq = NULL;
+            }
+        }
+        qattr.wait_obj = FI_WAIT_NONE;
     }
     if (ctx->cq == NULL)
         OFI_CHECK(fi_cq_open(cdt_ofi_g.domain, &qattr, &ctx->cq, NULL), "fi_cq_open");

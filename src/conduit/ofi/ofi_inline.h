@@ -49,6 +49,7 @@ typedef struct {
     cdt_ofi_peer_t *peer;       /* [pe], zero until first contact */
     size_t inject_size;         /* 0 when injects are not remotely complete */
     int inject_flush;           /* injects are not delivery-complete: quiet reads back */
+    int flag_progress;          /* a flag leaves only in a progress call: make one after it */
     size_t bounce_size;
     size_t frag_size;
     int yield;
@@ -86,6 +87,7 @@ struct cdt_ctx {
     int last_flush_pe;
     unsigned nflush;
     int flush_pe[CDT_OFI_FLUSH_MAX];
+    unsigned char flush_inj[CDT_OFI_FLUSH_MAX]; /* an inject went there: read it back */
     uint64_t flush_sink;
 };
 
@@ -100,7 +102,7 @@ void cdt_ofi_wait_puts(cdt_ctx_t *ctx);
 void cdt_ofi_wait_gets(cdt_ctx_t *ctx);
 void cdt_ofi_wait_all(cdt_ctx_t *ctx);
 void cdt_ofi_kick_slow(int pe, uint64_t now);
-void cdt_ofi_flush_note(cdt_ctx_t *ctx, int pe);
+int cdt_ofi_flush_note(cdt_ctx_t *ctx, int pe);
 void cdt_ofi_flush(cdt_ctx_t *ctx);
 
 const cdt_ofi_peer_t *cdt_ofi_peer_slow(int pe);
@@ -180,8 +182,14 @@ static inline void cdt_ofi_put(cdt_ctx_t *ctx, int seg, size_t off, const void *
     const cdt_ofi_peer_t *p = cdt_ofi_peer(pe);
     const cdt_ofi_rseg_t *r = &p->seg[seg];
     if (cdt_plan_put(bytes, ctx->inject_size, 0, 0) == CDT_PATH_INJECT) {
-        if (shm_unlikely(cdt_ofi_fast_g.inject_flush) && ctx->last_flush_pe != pe)
-            cdt_ofi_flush_note(ctx, pe);
+        /* The first put to a PE since the last quiet goes delivery-complete
+         * (no read-back needed if it stays alone: put + quiet is one answer);
+         * the ones after it are injected and read back (cdt_ofi_flush_note). */
+        if (shm_unlikely(cdt_ofi_fast_g.inject_flush) && ctx->last_flush_pe != pe &&
+            cdt_ofi_flush_note(ctx, pe)) {
+            cdt_ofi_put_slow(ctx, r->base + off, r->key, src, bytes, pe, blocking);
+            return;
+        }
         cdt_ofi_count(ctx, &ctx->put_issued, 1); /* before the issue: see cdt_ofi_count */
         ssize_t rc = fi_inject_write(ctx->ep, src, bytes, (fi_addr_t)(p->addr1 - 1),
                                      r->base + off, r->key);
@@ -197,6 +205,31 @@ static inline void cdt_put(cdt_ctx_t *ctx, int seg, size_t off, const void *src,
                            int pe)
 {
     cdt_ofi_put(ctx, seg, off, src, bytes, pe, 1);
+}
+
+/*
+ * A collective's flag: never an inject that quiet reads back. Its target
+ * may finish the collective as soon as the flag lands and leave it (in
+ * finalize: leave the job) before our next quiet; a read-back then waited
+ * for a PE that was gone (launchers.slurm_multihost.probe: a PE in round 2
+ * of the finalize barrier read back its round-1 flag from a PE that had
+ * finished; 3 hangs in ~32 runs). A delivery-complete write is complete
+ * when its answer comes, which the target's provider sends on arrival.
+ */
+static inline void cdt_put_flag(cdt_ctx_t *ctx, int seg, size_t off, const void *src,
+                                size_t bytes, int pe)
+{
+    if (shm_likely(!cdt_ofi_fast_g.inject_flush)) {
+        cdt_ofi_put(ctx, seg, off, src, bytes, pe, 1);
+    } else {
+        const cdt_ofi_rseg_t *r = &cdt_ofi_peer(pe)->seg[seg];
+        cdt_ofi_put_slow(ctx, r->base + off, r->key, src, bytes, pe, 1);
+    }
+    /* sockets: the flag is only queued until a progress call sends it; a
+     * PE that has its last flag of a barrier (it may leave the library
+     * now: computing, or in the launcher's fence at finalize) sends it. */
+    if (shm_unlikely(cdt_ofi_fast_g.flag_progress))
+        cdt_progress();
 }
 
 static inline void cdt_put_nbi(cdt_ctx_t *ctx, int seg, size_t off, const void *src,

@@ -195,25 +195,38 @@ ssize_t cdt_ofi_rma_frags(cdt_ctx_t *ctx, int is_get, void *lbuf, uint64_t raddr
  * went to since the last quiet. A read from such a PE completes only after
  * the writes before it on the same connection have landed, so quiet issues
  * one 8-byte read to each and waits for them with the other gets.
+ *
+ * The first small put to a PE since the last quiet is not injected but
+ * written delivery-complete (returns 1: the caller sends it so): a put
+ * followed by quiet then waits for one answer, the write's, instead of an
+ * inject and a read round trip (raw_fi: the read path answers slower than
+ * a delivery-complete write). The PE is listed without a read; the next
+ * put to it (last_flush_pe is not set, so it comes back here) marks it, is
+ * injected, and so are the ones after it. Returns 0: inject.
  */
-void cdt_ofi_flush_note(cdt_ctx_t *ctx, int pe)
+int cdt_ofi_flush_note(cdt_ctx_t *ctx, int pe)
 {
     for (unsigned i = 0; i < ctx->nflush; i++)
         if (ctx->flush_pe[i] == pe) {
+            ctx->flush_inj[i] = 1;
             ctx->last_flush_pe = pe;
-            return;
+            return 0;
         }
     if (ctx->nflush == CDT_OFI_FLUSH_MAX) {
         cdt_ofi_flush(ctx); /* a full list: settle it now */
         cdt_ofi_wait_gets(ctx);
     }
+    ctx->flush_inj[ctx->nflush] = 0;
     ctx->flush_pe[ctx->nflush++] = pe;
-    ctx->last_flush_pe = pe;
+    ctx->last_flush_pe = -1;
+    return 1;
 }
 
 void cdt_ofi_flush(cdt_ctx_t *ctx)
 {
     for (unsigned i = 0; i < ctx->nflush; i++) {
+        if (!ctx->flush_inj[i])
+            continue; /* only a delivery-complete write went there */
         int pe = ctx->flush_pe[i];
         const cdt_ofi_peer_t *p = cdt_ofi_peer(pe);
         const cdt_ofi_rseg_t *r = &p->seg[SHM_SEG_HEAP];

@@ -103,8 +103,8 @@ int rpc_peer_lookup(orpc_t *r, const char *addr, const uint8_t key[RPC_AUTH_LEN]
         return ORPC_EADDR;
     }
     orpc_peer_t *p = rpc_peer_find(r, name, nlen);
-    if (p == NULL)
-        p = rpc_peer_new(r, name, nlen);
+    if (p == NULL && (p = rpc_peer_new(r, name, nlen)) != NULL)
+        p->looked_up = 1; /* we speak first: on shm its slot is never reused */
     if (p == NULL)
         return ORPC_EADDR;
     memcpy(p->auth, key, RPC_AUTH_LEN);

@@ -30,6 +30,42 @@ orpc_peer_t *rpc_peer_find(orpc_t *r, const uint8_t *addr, size_t alen)
     return NULL;
 }
 
+/* An entry in the kept list (a server looked up again by its name) leaves it. */
+static void kept_take(orpc_t *r, cdt_peer_t fa)
+{
+    for (int i = 0; i < r->nkept; i++)
+        if (r->kept[i] == fa) {
+            memmove(&r->kept[i], &r->kept[i + 1], (size_t)(r->nkept - i - 1) * sizeof(fa));
+            r->nkept--;
+            return;
+        }
+}
+
+/*
+ * A forgotten peer's address-vector entry. On libfabric shm the slot of a
+ * server we looked up is not freed (see RPC_SHM_KEPT_MAX): the next server
+ * looked up would get it with the old one's connection state.
+ */
+static void peer_av_forget(orpc_t *r, orpc_peer_t *p)
+{
+    if (!p->looked_up || strcmp(r->prov, "shm") != 0) {
+        cdt_msg_remove(r->ep, p->fa);
+        return;
+    }
+    if (r->nkept == RPC_SHM_KEPT_MAX) {
+        if (!r->kept_warned++)
+            SHM_WARN(RPC, "orpc: %d servers looked up on shm and forgotten since this instance "
+                     "opened: their address-vector slots are reused from now on (libfabric "
+                     "shm 1.17 keeps a reused slot's old connection state: a server looked "
+                     "up there may not be reachable)",
+                     RPC_SHM_KEPT_MAX);
+        cdt_msg_remove(r->ep, r->kept[0]);
+        memmove(&r->kept[0], &r->kept[1], (size_t)(RPC_SHM_KEPT_MAX - 1) * sizeof(r->kept[0]));
+        r->nkept--;
+    }
+    r->kept[r->nkept++] = p->fa;
+}
+
 /*
  * Peers live in one array allocated at open (the application holds pointers
  * to them). When it is full the least recently heard idle peer goes.
@@ -51,6 +87,7 @@ orpc_peer_t *rpc_peer_new(orpc_t *r, const uint8_t *addr, size_t alen)
     cdt_peer_t fa;
     if (cdt_msg_insert(r->ep, addr, alen, &fa) != SHM_OK)
         return NULL;
+    kept_take(r, fa); /* a server looked up again: its kept entry is in use again */
     if (fa >= r->by_fa_cap) {
         size_t cap = r->by_fa_cap ? r->by_fa_cap : 64;
         while (cap <= fa)
@@ -100,7 +137,7 @@ void rpc_peer_reclaim(orpc_t *r, orpc_peer_t *p)
             rpc_sq_disconnect(r, p->sq);
         p->sq = NULL;
     }
-    cdt_msg_remove(r->ep, p->fa);
+    peer_av_forget(r, p);
     if (p->fa < r->by_fa_cap)
         r->by_fa[p->fa] = NULL;
     p->used = 0;

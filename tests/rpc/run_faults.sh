@@ -91,6 +91,29 @@ server_call | server_pull | server_push)
   client stop >/dev/null || fail "stop the restarted server"
   wait "$SRV_PID" || fail "restarted server exited with $?"
   ;;
+server_stopped_first)
+  # The server is stopped (alive, reading nothing) when a client's first
+  # call comes: the call must fail by its timeout; the server is then killed
+  # and restarted, and the client must reach the new one. On libfabric shm
+  # 1.17 the first message to a server is its name request; one never read,
+  # and the peer slot it was sent from reused for the new server, kept every
+  # later call from leaving (the soak's 60 s stall).
+  start_server
+  OLD_ADDR=$(cat "$W/srv.addr")
+  kill -STOP "$SRV_PID"
+  timeout 60 "$BIN/rpc_faults" "$W/srv.addr" "$W/srv.key" first_stopped "$TIMEOUT_MS" >"$W/c1.log" 2>&1 &
+  C_PID=$!; PIDS+=("$C_PID")
+  for _ in $(seq 400); do grep -q "first call" "$W/c1.log" && break; sleep 0.05; done
+  grep -q "first call" "$W/c1.log" || fail "the first call did not end"
+  kill -KILL "$SRV_PID"
+  kill -CONT "$SRV_PID" 2>/dev/null
+  sweep_dead "$SRV_PID"
+  start_server
+  wait "$C_PID" || fail "the client failed (status $?): $(grep -h FAIL "$W"/c1.log)"
+  echo "$(grep "first call" "$W/c1.log"); then the restarted server: $(grep "restarted server" "$W/c1.log")"
+  client stop >/dev/null || fail "stop the restarted server"
+  wait "$SRV_PID" || fail "restarted server exited with $?"
+  ;;
 client_pull | client_push | client_pull_late | client_push_late | client_stopped)
   kind=${SC#client_}
   delay=0 stop=0

@@ -26,12 +26,14 @@
 #define RPC_MAX_PEERS 1024 /* then the least recently heard idle peer is forgotten */
 /* libfabric shm (1.17) keeps a freed peer slot's connection state (the id
  * the old peer gave us, "name sent") and gives the slot to the next address
- * inserted: a server looked up there is never told who we are (every send
- * EAGAIN: the staging soak's 60 s stall) or is sent a stale id (a message
- * above the inject size crashed it). So on shm the address-vector entries of
- * servers we looked up are kept when their peer is forgotten, this many at
- * most (of shm's 256 slots); past that the oldest is freed, with a warning. */
-#define RPC_SHM_KEPT_MAX 128
+ * inserted when it was the last one given: a server looked up right after
+ * the previous one was forgotten is never told who we are (every send
+ * EAGAIN: the staging soak's 60 s stall) or is sent a stale id (a request
+ * above the inject size crashed it). So on shm a forgotten peer's entry is
+ * freed only once this many more have been forgotten: new addresses take
+ * slots never used, until shm's cursor has gone round its 256 slots. */
+#define RPC_SHM_KEPT_MAX 8
+#define RPC_SHM_SLOTS 256
 /* Service contexts of one server instance (each its own endpoint). Their
  * names travel in the address, which stays below ORPC_ADDR_STRLEN. */
 #define RPC_MAX_CTX 16
@@ -75,7 +77,6 @@ struct orpc_peer {
     uint8_t failed;       /* a send to it failed */
     uint8_t talked;       /* client side: a request went to it (else it does not know us) */
     uint8_t sq_gone;      /* its same-host connection ended: it is dead, send nothing */
-    uint8_t looked_up;    /* made by orpc_lookup: on shm its entry is kept (RPC_SHM_KEPT_MAX) */
     cdt_peer_t fa;
     rpc_sq_conn_t *sq;    /* same-host queues to it (NULL: through the provider) */
     uint8_t auth[RPC_AUTH_LEN]; /* client side: the service's key */
@@ -240,8 +241,9 @@ struct orpc {
     int peer_hash[RPC_PEER_HASH];
     orpc_peer_t **by_fa;
     size_t by_fa_cap;
-    cdt_peer_t kept[RPC_SHM_KEPT_MAX]; /* forgotten servers' entries, oldest first (shm) */
-    int nkept, kept_warned;
+    cdt_peer_t kept[RPC_SHM_KEPT_MAX]; /* forgotten peers' entries, oldest first (shm) */
+    int nkept, shm_wrap_warned;
+    uint64_t av_inserts;  /* new addresses inserted (shm: slots taken) */
 
     struct orpc_req *reqs;
     int nreqs, req_free;

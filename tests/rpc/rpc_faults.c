@@ -110,10 +110,58 @@ static int bystander(orpc_t *rpc, orpc_peer_t *srv, int timeout, int secs)
     return 0;
 }
 
+/*
+ * One client through COUNT servers in turn (run_faults.sh server_restarts):
+ * for server n it waits until GOFILE (ADDRFILE.go) says n, looks the address
+ * up, makes a 32 KiB echo call (above shm's inject size) and a small one,
+ * prints "server n: rc (...)", releases the peer and lets the goodbye go.
+ * The script kills each server after its line, and stops some before the
+ * client's call (which must then fail): on shm, more forgotten peers than
+ * the instance keeps (RPC_SHM_KEPT_MAX) and slots a stopped server never
+ * acknowledged.
+ */
+static int restarts(const char *af, const char *key, int timeout, int count)
+{
+    char go[4096], addr[ORPC_ADDR_STRLEN];
+    snprintf(go, sizeof(go), "%s.go", af);
+    orpc_t *rpc;
+    CHECK_RC(orpc_open(NULL, &rpc), ORPC_OK, "orpc_open");
+    size_t big = 32u << 10, got = 0;
+    char *out = malloc(big), *back = malloc(big);
+    CHECK(out != NULL && back != NULL, "malloc");
+    t_fill(out, 0, big, 3);
+    for (int n = 0; n < count; n++) {
+        char want[32], line[32] = "";
+        snprintf(want, sizeof(want), "%d", n);
+        for (int i = 0; i < 800 && !(read_addr(go, line, sizeof(line)) && strcmp(line, want) == 0);
+             i++)
+            usleep(25000);
+        CHECK(strcmp(line, want) == 0, "no go for server %d", n);
+        CHECK(read_addr(af, addr, sizeof(addr)), "no address in %s", af);
+        orpc_peer_t *srv;
+        CHECK_RC(orpc_lookup(rpc, addr, key, &srv), ORPC_OK, "orpc_lookup");
+        double t = now_ms();
+        int rc = orpc_call(rpc, srv, orpc_id(T_ECHO), out, big, back, big, &got, timeout);
+        if (rc == ORPC_OK) {
+            CHECK(got == big && memcmp(back, out, big) == 0, "server %d: echo wrong", n);
+            rc = orpc_call(rpc, srv, orpc_id(T_ECHO), "s", 1, back, 8, &got, timeout);
+            CHECK(rc != ORPC_OK || (got == 1 && back[0] == 's'), "server %d: echo wrong", n);
+        }
+        printf("server %d: %d (%s) after %.0f ms\n", n, rc, orpc_strerror(rc), now_ms() - t);
+        orpc_peer_release(srv);
+        orpc_progress(rpc, 100);
+    }
+    free(out);
+    free(back);
+    orpc_close(rpc);
+    printf("PASS\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 5 && argc != 6) {
-        fprintf(stderr, "usage: rpc_faults ADDRFILE KEYFILE call|pull|push|first_stopped|victim_pull|"
+        fprintf(stderr, "usage: rpc_faults ADDRFILE KEYFILE call|pull|push|first_stopped|restarts|victim_pull|"
                         "victim_push|bystander TIMEOUT_MS [SECONDS]\n");
         return 2;
     }
@@ -122,6 +170,8 @@ int main(int argc, char **argv)
     int timeout = atoi(argv[4]);
     char addr[ORPC_ADDR_STRLEN], key[300];
     snprintf(key, sizeof(key), "@%s", argv[2]);
+    if (strcmp(kind, "restarts") == 0)
+        return restarts(af, key, timeout, argc > 5 ? atoi(argv[5]) : 12);
     CHECK(read_addr(af, addr, sizeof(addr)), "no address in %s", af);
     orpc_t *rpc;
     orpc_peer_t *srv;

@@ -140,7 +140,8 @@ server_restarts)
     sweep_dead "$SRV_PID"
   done
   wait "$C_PID" || fail "the client failed (status $?): $(grep -h FAIL "$W"/c1.log)"
-  echo "one client through $N servers ($(grep -c ': -' "$W/c1.log") stopped before its calls): every other one answered its 32 KiB and small echo"
+  ms() { sed -n "s/^server [0-9]*: $1.* after \([0-9]*\) ms$/\1/p" "$W/c1.log" | sort -n | tail -1; }
+  echo "one client through $N servers: $(grep -c ': -' "$W/c1.log") stopped before its calls failed (the last after $(ms -) ms, timeout $TIMEOUT_MS ms), every other one answered its 32 KiB and small echo (slowest $(ms 0) ms)"
   ;;
 client_pull | client_push | client_pull_late | client_push_late | client_stopped)
   kind=${SC#client_}

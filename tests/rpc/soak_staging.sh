@@ -17,7 +17,8 @@
 # sweeper would) and checked gone; the work dir is removed (procs.sh).
 # SOAK_TICKS_MIN / SOAK_TICKS_SPAN (tenths of a second, default 3 / 13) set
 # the kill interval, SOAK_STEPS the steps of a job (100); STAGING_DEBUG=1
-# makes the PEs print each failed resend.
+# makes the PEs print each failed resend; SOAK_KEEP=DIR copies the work dir
+# (logs, file, acknowledgements) there when the soak fails.
 set -u
 BIN=$1 OSHRUN=$2 SECONDS_RUN=$3 PROV=${4:-shm}
 # shellcheck source=tests/rpc/procs.sh
@@ -33,6 +34,7 @@ STARTED=() # every pid of ours that may have named files in /dev/shm
 
 fail() {
   echo "FAIL [soak_staging/$PROV]: $*"
+  [ -n "${SOAK_KEEP:-}" ] && cp -r "$W" "$SOAK_KEEP" && echo "work dir copied to $SOAK_KEEP"
   for f in "$W"/*.log; do echo "== $f"; tail -n "${SOAK_TAIL:-8}" "$f"; done
   exit 1
 }

@@ -61,6 +61,7 @@ static stage_hdr_t *hdr[2];
 static size_t bytes;
 static int failures, retries, ack_fd = -1;
 static unsigned char args[2][ORPC_BULK_WIRE_MAX + 16];
+static char srv_addr[ORPC_ADDR_STRLEN]; /* the address last looked up */
 /* A hand-off unanswered this long is sent again (the server keeps what it
  * has on disk); the buffer's exposure lasts as long, so that releasing it
  * after a dead server waits no longer than that. */
@@ -78,6 +79,7 @@ static int connect_srv(void)
     if (!ok)
         return ORPC_EPEER;
     addr[strcspn(addr, "\n")] = '\0';
+    snprintf(srv_addr, sizeof(srv_addr), "%s", addr);
     return orpc_lookup(rpc, addr, key_g, &srv);
 }
 
@@ -125,8 +127,10 @@ static int resend(int k)
         srv = NULL;
         if ((rc = connect_srv()) != ORPC_OK)
             continue;
+        const char *stage = "send";
         if ((rc = send_step(k)) == ORPC_OK) {
             size_t got;
+            stage = "answer";
             rc = orpc_wait(req[k], &got);
             orpc_bulk_release(bulk[k]);
             req[k] = NULL;
@@ -135,8 +139,8 @@ static int resend(int k)
         if (rc >= 0)
             return rc;
         if (getenv("STAGING_DEBUG"))
-            fprintf(stderr, "PE %d step %u: attempt %d: %s (t=%.3f)\n", me, hdr[k]->step, retries,
-                    orpc_strerror(rc), now_us() / 1e6);
+            fprintf(stderr, "PE %d step %u: attempt %d: %s: %s (t=%.3f, server %s)\n", me,
+                    hdr[k]->step, retries, stage, orpc_strerror(rc), now_us() / 1e6, srv_addr);
     }
     fprintf(stderr, "PE %d step %u: no server for 60 s: %s\n", me, hdr[k]->step,
             orpc_strerror(rc));

@@ -190,6 +190,7 @@ int main(int argc, char **argv)
     fprintf(f, "%s\n", addr);
     fclose(f);
     rename(tmp, argv[1]);
+    printf("staging_server: pid %d serving at %s\n", (int)getpid(), addr);
     while (!stop_g)
         orpc_progress(rpc, 50);
     orpc_close(rpc);

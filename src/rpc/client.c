@@ -115,8 +115,16 @@ int rpc_peer_lookup(orpc_t *r, const char *addr, const uint8_t key[RPC_AUTH_LEN]
         return ORPC_EADDR;
     }
     orpc_peer_t *p = rpc_peer_find(r, name, nlen);
-    if (p == NULL)
+    if (p == NULL) {
         p = rpc_peer_new(r, name, nlen);
+        if (p && r->av_inserts > RPC_SHM_SLOTS && !r->shm_wrap_warned++ &&
+            strcmp(r->prov, "shm") == 0)
+            SHM_WARN(RPC, "orpc_lookup: this instance has taken more than %d libfabric shm "
+                          "peer slots: shm 1.17 reuses freed ones now, with the old peer's "
+                          "connection state, so a server looked up may not be reachable "
+                          "(calls time out) or may be sent a stale id",
+                     RPC_SHM_SLOTS);
+    }
     if (p == NULL)
         return ORPC_EADDR;
     memcpy(p->auth, key, RPC_AUTH_LEN);

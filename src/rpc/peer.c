@@ -30,6 +30,38 @@ orpc_peer_t *rpc_peer_find(orpc_t *r, const uint8_t *addr, size_t alen)
     return NULL;
 }
 
+/* An entry in the kept list (a peer's address inserted again) leaves it: 1. */
+static int kept_take(orpc_t *r, cdt_peer_t fa)
+{
+    for (int i = 0; i < r->nkept; i++)
+        if (r->kept[i] == fa) {
+            memmove(&r->kept[i], &r->kept[i + 1], (size_t)(r->nkept - i - 1) * sizeof(fa));
+            r->nkept--;
+            return 1;
+        }
+    return 0;
+}
+
+/*
+ * A forgotten peer's address-vector entry. On libfabric shm it is freed only
+ * after RPC_SHM_KEPT_MAX more (see there): the next address inserted must not
+ * get its slot. Each kept entry keeps the peer's region mapped (a few MiB of
+ * /dev/shm when the peer is gone and its file removed).
+ */
+static void peer_av_forget(orpc_t *r, orpc_peer_t *p)
+{
+    if (strcmp(r->prov, "shm") != 0) {
+        cdt_msg_remove(r->ep, p->fa);
+        return;
+    }
+    if (r->nkept == RPC_SHM_KEPT_MAX) {
+        cdt_msg_remove(r->ep, r->kept[0]);
+        memmove(&r->kept[0], &r->kept[1], (size_t)(RPC_SHM_KEPT_MAX - 1) * sizeof(r->kept[0]));
+        r->nkept--;
+    }
+    r->kept[r->nkept++] = p->fa;
+}
+
 /*
  * Peers live in one array allocated at open (the application holds pointers
  * to them). When it is full the least recently heard idle peer goes.
@@ -51,6 +83,8 @@ orpc_peer_t *rpc_peer_new(orpc_t *r, const uint8_t *addr, size_t alen)
     cdt_peer_t fa;
     if (cdt_msg_insert(r->ep, addr, alen, &fa) != SHM_OK)
         return NULL;
+    if (!kept_take(r, fa)) /* else a forgotten peer again: its kept entry is in use again */
+        r->av_inserts++;
     if (fa >= r->by_fa_cap) {
         size_t cap = r->by_fa_cap ? r->by_fa_cap : 64;
         while (cap <= fa)
@@ -100,7 +134,7 @@ void rpc_peer_reclaim(orpc_t *r, orpc_peer_t *p)
             rpc_sq_disconnect(r, p->sq);
         p->sq = NULL;
     }
-    cdt_msg_remove(r->ep, p->fa);
+    peer_av_forget(r, p);
     if (p->fa < r->by_fa_cap)
         r->by_fa[p->fa] = NULL;
     p->used = 0;

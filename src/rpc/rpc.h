@@ -24,6 +24,16 @@
 #define RPC_NCTL 32       /* control messages in flight (goodbyes, refusals) */
 #define RPC_PEER_HASH 1024
 #define RPC_MAX_PEERS 1024 /* then the least recently heard idle peer is forgotten */
+/* libfabric shm (1.17) keeps a freed peer slot's connection state (the id
+ * the old peer gave us, "name sent") and gives the slot to the next address
+ * inserted when it was the last one given: a server looked up right after
+ * the previous one was forgotten is never told who we are (every send
+ * EAGAIN: the staging soak's 60 s stall) or is sent a stale id (a request
+ * above the inject size crashed it). So on shm a forgotten peer's entry is
+ * freed only once this many more have been forgotten: new addresses take
+ * slots never used, until shm's cursor has gone round its 256 slots. */
+#define RPC_SHM_KEPT_MAX 8
+#define RPC_SHM_SLOTS 256
 /* Service contexts of one server instance (each its own endpoint). Their
  * names travel in the address, which stays below ORPC_ADDR_STRLEN. */
 #define RPC_MAX_CTX 16
@@ -252,6 +262,9 @@ struct orpc {
     int peer_hash[RPC_PEER_HASH];
     orpc_peer_t **by_fa;
     size_t by_fa_cap;
+    cdt_peer_t kept[RPC_SHM_KEPT_MAX]; /* forgotten peers' entries, oldest first (shm) */
+    int nkept, shm_wrap_warned;
+    uint64_t av_inserts;  /* new addresses inserted (shm: slots taken) */
 
     struct orpc_req *reqs;
     int nreqs, req_free;

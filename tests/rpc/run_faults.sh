@@ -91,6 +91,58 @@ server_call | server_pull | server_push)
   client stop >/dev/null || fail "stop the restarted server"
   wait "$SRV_PID" || fail "restarted server exited with $?"
   ;;
+server_stopped_first)
+  # The server is stopped (alive, reading nothing) when a client's first
+  # call comes: the call must fail by its timeout; the server is then killed
+  # and restarted, and the client must reach the new one. On libfabric shm
+  # 1.17 the first message to a server is its name request; one never read,
+  # and the peer slot it was sent from reused for the new server, kept every
+  # later call from leaving (the soak's 60 s stall).
+  start_server
+  OLD_ADDR=$(cat "$W/srv.addr")
+  kill -STOP "$SRV_PID"
+  timeout 60 "$BIN/rpc_faults" "$W/srv.addr" "$W/srv.key" first_stopped "$TIMEOUT_MS" >"$W/c1.log" 2>&1 &
+  C_PID=$!; PIDS+=("$C_PID")
+  for _ in $(seq 400); do grep -q "first call" "$W/c1.log" && break; sleep 0.05; done
+  grep -q "first call" "$W/c1.log" || fail "the first call did not end"
+  kill -KILL "$SRV_PID"
+  kill -CONT "$SRV_PID" 2>/dev/null
+  sweep_dead "$SRV_PID"
+  start_server
+  wait "$C_PID" || fail "the client failed (status $?): $(grep -h FAIL "$W"/c1.log)"
+  echo "$(grep "first call" "$W/c1.log"); then the restarted server: $(grep "restarted server" "$W/c1.log")"
+  client stop >/dev/null || fail "stop the restarted server"
+  wait "$SRV_PID" || fail "restarted server exited with $?"
+  ;;
+server_restarts)
+  # One client through 12 servers in turn, each killed after the client's
+  # calls; every third one is stopped before them (they must fail, the next
+  # server must work): more forgotten peers than an instance keeps on shm.
+  N=${RESTARTS:-12}
+  timeout 120 "$BIN/rpc_faults" "$W/srv.addr" "$W/srv.key" restarts "$TIMEOUT_MS" "$N" >"$W/c1.log" 2>&1 &
+  C_PID=$!; PIDS+=("$C_PID")
+  OLD_ADDR=""
+  for n in $(seq 0 $((N - 1))); do
+    start_server
+    OLD_ADDR=$(cat "$W/srv.addr")
+    stopped=$((n % 3 == 1))
+    [ $stopped = 1 ] && kill -STOP "$SRV_PID"
+    echo "$n" >"$W/srv.addr.go.tmp" && mv "$W/srv.addr.go.tmp" "$W/srv.addr.go"
+    for _ in $(seq 800); do grep -q "^server $n: " "$W/c1.log" && break; kill -0 "$C_PID" 2>/dev/null || break; sleep 0.025; done
+    line=$(grep "^server $n: " "$W/c1.log") || fail "no answer about server $n"
+    if [ $stopped = 1 ]; then
+      echo "$line" | grep -q "^server $n: -" || fail "a call to a stopped server succeeded: $line"
+    else
+      echo "$line" | grep -q "^server $n: 0 " || fail "server $n (after $(((n + 1) / 3)) stopped ones) not reached: $line"
+    fi
+    kill -KILL "$SRV_PID"
+    kill -CONT "$SRV_PID" 2>/dev/null
+    sweep_dead "$SRV_PID"
+  done
+  wait "$C_PID" || fail "the client failed (status $?): $(grep -h FAIL "$W"/c1.log)"
+  ms() { sed -n "s/^server [0-9]*: $1.* after \([0-9]*\) ms$/\1/p" "$W/c1.log" | sort -n | tail -1; }
+  echo "one client through $N servers: $(grep -c ': -' "$W/c1.log") stopped before its calls failed (the last after $(ms -) ms, timeout $TIMEOUT_MS ms), every other one answered its 32 KiB and small echo (slowest $(ms 0) ms)"
+  ;;
 client_pull | client_push | client_pull_late | client_push_late | client_stopped)
   kind=${SC#client_}
   delay=0 stop=0

@@ -15,6 +15,10 @@
 # torn record away. Every process started here is reaped
 # by PID; /dev/shm files named after a killed pid are removed (as oshrun's
 # sweeper would) and checked gone; the work dir is removed (procs.sh).
+# SOAK_TICKS_MIN / SOAK_TICKS_SPAN (tenths of a second, default 3 / 13) set
+# the kill interval, SOAK_STEPS the steps of a job (100); STAGING_DEBUG=1
+# makes the PEs print each failed resend; SOAK_KEEP=DIR copies the work dir
+# (logs, file, acknowledgements) there when the soak fails.
 set -u
 BIN=$1 OSHRUN=$2 SECONDS_RUN=$3 PROV=${4:-shm}
 # shellcheck source=tests/rpc/procs.sh
@@ -30,6 +34,7 @@ STARTED=() # every pid of ours that may have named files in /dev/shm
 
 fail() {
   echo "FAIL [soak_staging/$PROV]: $*"
+  [ -n "${SOAK_KEEP:-}" ] && cp -r "$W" "$SOAK_KEEP" && echo "work dir copied to $SOAK_KEEP"
   for f in "$W"/*.log; do echo "== $f"; tail -n "${SOAK_TAIL:-8}" "$f"; done
   exit 1
 }
@@ -95,8 +100,9 @@ job_check() { # a job that ended by itself must have succeeded; the next goes on
   start_job
 }
 while [ "$(date +%s)" -lt "$end" ]; do
-  # 0.3-1.5 s until the next kill, keeping a job running all the while
-  ticks=$((3 + RANDOM % 13))
+  # 0.3-1.5 s until the next kill (SOAK_TICKS_MIN + 0..SOAK_TICKS_SPAN-1
+  # tenths), keeping a job running all the while
+  ticks=$((${SOAK_TICKS_MIN:-3} + RANDOM % ${SOAK_TICKS_SPAN:-13}))
   for _ in $(seq $ticks); do sleep 0.1; job_check; done
   echo "$(date +%T.%N) kill" >>"$W/soak.log"
   if [ $((RANDOM % 3)) -lt 2 ]; then

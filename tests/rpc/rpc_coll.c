@@ -28,7 +28,6 @@
 #define K_REJ "coll.rej"   /* sum of int64 rejected_auth of each member's context */
 #define K_STOP "coll.stop"
 
-static volatile int stop_g;
 static orpc_t *rpc_g;
 
 static double now_ms(void)
@@ -88,7 +87,7 @@ static void h_mask(orpc_call_t *c, const void *in, size_t n, void *arg)
 static int combine_or(void *acc, size_t *acc_len, size_t cap, const void *in, size_t in_len,
                       void *arg)
 {
-    CHECK(arg == (void *)&stop_g, "combine got the wrong argument");
+    CHECK(arg == (void *)&t_stop_g, "combine got the wrong argument");
     if (*acc_len != 8 || in_len != 8 || cap < 8)
         return ORPC_EPROTO;
     uint64_t a, b;
@@ -120,22 +119,9 @@ static void h_rej(orpc_call_t *c, const void *in, size_t n, void *arg)
     put_i64s(c, &v, 1);
 }
 
-static void h_stop(orpc_call_t *c, const void *in, size_t n, void *arg)
-{
-    (void)in, (void)n, (void)arg;
-    orpc_respond(c, 0, NULL, 0);
-    stop_g = 1;
-}
-
-static void on_term(int s)
-{
-    (void)s;
-    stop_g = 1;
-}
-
 static int server(const char *af, const char *prov, int nctx)
 {
-    signal(SIGTERM, on_term);
+    signal(SIGTERM, t_on_term);
     signal(SIGPIPE, SIG_IGN);
     orpc_opts_t o;
     orpc_opts_init(&o);
@@ -152,15 +138,15 @@ static int server(const char *af, const char *prov, int nctx)
     CHECK_RC(orpc_register_coll(rpc_g, K_MAX, h_minmax, NULL, 0, ORPC_COLL_MAX_I64, NULL, NULL,
                                 NULL), ORPC_OK, "register max");
     CHECK_RC(orpc_register_coll(rpc_g, K_MASK, h_mask, NULL, 0, ORPC_COLL_COMBINE, combine_or,
-                                (void *)&stop_g, NULL), ORPC_OK, "register mask");
+                                (void *)&t_stop_g, NULL), ORPC_OK, "register mask");
     CHECK_RC(orpc_register_coll(rpc_g, "coll.bad", h_mask, NULL, 0, ORPC_COLL_COMBINE, NULL,
                                 NULL, NULL), ORPC_EINVAL, "a combine op without its callback");
     orpc_register(rpc_g, K_FAIL, h_fail, NULL, 0, NULL);
     CHECK_RC(orpc_register_coll(rpc_g, K_REJ, h_rej, NULL, 0, ORPC_COLL_SUM_I64, NULL, NULL,
                                 NULL), ORPC_OK, "register rej");
-    orpc_register(rpc_g, K_STOP, h_stop, NULL, 0, NULL);
+    orpc_register(rpc_g, K_STOP, t_h_stop, NULL, 0, NULL);
     t_publish_addr(rpc_g, af);
-    while (!stop_g)
+    while (!t_stop_g)
         usleep(10000);
     usleep(100000); /* the stop answer goes up the tree before the contexts close */
     CHECK_RC(orpc_close(rpc_g), ORPC_OK, "orpc_close");

@@ -30,7 +30,6 @@
 #define C_BIG "ctx.big" /* args: n pattern bytes (seed n), above the eager limit: answers u32 ctx */
 #define MAXC 16
 
-static volatile int stop_g;
 static int nctx_g;
 static orpc_t *rpc_g;
 static orpc_call_t *held_g[MAXC][256];
@@ -111,30 +110,17 @@ static void h_stats(orpc_call_t *c, const void *in, size_t n, void *arg)
     orpc_respond(c, 0, out, sizeof(uint64_t) * 2 * (size_t)nctx_g);
 }
 
-static void h_stop(orpc_call_t *c, const void *in, size_t n, void *arg)
-{
-    (void)in, (void)n, (void)arg;
-    orpc_respond(c, 0, NULL, 0);
-    stop_g = 1;
-}
-
-static void on_term(int s)
-{
-    (void)s;
-    stop_g = 1;
-}
-
 static void *drive_ctx(void *arg)
 {
     int i = (int)(intptr_t)arg;
-    while (!stop_g)
+    while (!t_stop_g)
         orpc_progress_context(rpc_g, i, 10);
     return NULL;
 }
 
 static int server(const char *af, const char *kf, const char *prov, int nctx, int app)
 {
-    signal(SIGTERM, on_term);
+    signal(SIGTERM, t_on_term);
     signal(SIGPIPE, SIG_IGN);
     orpc_opts_t o;
     orpc_opts_init(&o);
@@ -160,7 +146,7 @@ static int server(const char *af, const char *kf, const char *prov, int nctx, in
     orpc_register(rpc_g, C_BIG, h_big, NULL, 0, NULL);
     orpc_register(rpc_g, C_HELD, h_held, NULL, 0, NULL);
     orpc_register(rpc_g, C_STATS, h_stats, NULL, 0, NULL);
-    orpc_register(rpc_g, C_STOP, h_stop, NULL, 0, NULL);
+    orpc_register(rpc_g, C_STOP, t_h_stop, NULL, 0, NULL);
     t_publish_addr(rpc_g, af);
     if (app) {
         for (int i = 0; i < nctx; i++)
@@ -168,7 +154,7 @@ static int server(const char *af, const char *kf, const char *prov, int nctx, in
         for (int i = 0; i < nctx; i++)
             pthread_join(tid_of_ctx_g[i], NULL);
     } else {
-        while (!stop_g)
+        while (!t_stop_g)
             usleep(10000);
     }
     int held = 0;

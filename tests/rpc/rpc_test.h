@@ -55,6 +55,22 @@
               orpc_strerror(rc_), want_, orpc_strerror(want_));                \
     } while (0)
 
+/* A test server's serve loop runs until its stop handler or SIGTERM. */
+static volatile int t_stop_g __attribute__((unused));
+
+static inline void t_h_stop(orpc_call_t *c, const void *in, size_t n, void *arg)
+{
+    (void)in, (void)n, (void)arg;
+    orpc_respond(c, 0, NULL, 0);
+    t_stop_g = 1;
+}
+
+static inline void t_on_term(int sig)
+{
+    (void)sig;
+    t_stop_g = 1;
+}
+
 /* Writes rpc's address into af whole (a temp file, then a rename), so a
  * reader never sees half an address; ends the program when it cannot. */
 static inline void t_publish_addr(orpc_t *rpc, const char *af)

@@ -28,7 +28,6 @@
 #define SCRATCH (8u << 20)
 
 static uint8_t *scratch_g;
-static volatile int stop_g;
 
 /* ------------------------------------------------------------------ server */
 
@@ -163,22 +162,9 @@ static void h_late(orpc_call_t *c, const void *in, size_t n, void *arg)
     orpc_respond(c, rc, NULL, 0);
 }
 
-static void h_stop(orpc_call_t *c, const void *in, size_t n, void *arg)
-{
-    (void)in, (void)n, (void)arg;
-    orpc_respond(c, 0, NULL, 0);
-    stop_g = 1;
-}
-
-static void on_term(int sig)
-{
-    (void)sig;
-    stop_g = 1;
-}
-
 static int server(const char *addr_file, const char *key_file, const char *prov)
 {
-    signal(SIGTERM, on_term);
+    signal(SIGTERM, t_on_term);
     signal(SIGPIPE, SIG_IGN);
     scratch_g = malloc(SCRATCH);
     orpc_opts_t o;
@@ -192,9 +178,9 @@ static int server(const char *addr_file, const char *key_file, const char *prov)
     orpc_register(rpc, S_PUSH, h_push, NULL, 0, NULL);
     orpc_register(rpc, S_BAD, h_bad, NULL, 0, NULL);
     orpc_register(rpc, S_LATE, h_late, NULL, 0, NULL);
-    orpc_register(rpc, S_STOP, h_stop, NULL, 0, NULL);
+    orpc_register(rpc, S_STOP, t_h_stop, NULL, 0, NULL);
     t_publish_addr(rpc, addr_file);
-    while (!stop_g)
+    while (!t_stop_g)
         orpc_progress(rpc, 10);
     orpc_stats_t st;
     orpc_stats(rpc, &st);

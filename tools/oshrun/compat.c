@@ -92,6 +92,15 @@ static void keep_words(osr_opts_t *o, char **argv, int first, int last)
         o->compat_args[o->ncompat_args++] = argv[k];
 }
 
+// The value of option --name or -name (Open MPI takes both spellings).
+static const char *either_value(int argc, char **argv, int *i, const char *name, bool *missing)
+{
+    const char *v = osr_opt_value(argc, argv, i, name, missing);
+    if (v == NULL && !*missing)
+        v = osr_opt_value(argc, argv, i, name + 1, missing);
+    return v;
+}
+
 // Returns 0 when argv[*i] was one of these options (and advances *i past its
 // value), -1 when it is not one, OSR_EXIT_USAGE after printing a usage error.
 int osr_compat_opt(int argc, char **argv, int *i, osr_opts_t *o)
@@ -125,24 +134,20 @@ int osr_compat_opt(int argc, char **argv, int *i, osr_opts_t *o)
         o->compat_args[o->ncompat_args++] = (char *)v;
         return 0;
     }
-    for (const char *name = "--map-by"; name != NULL; name = name[1] == '-' ? "-map-by" : NULL) {
-        v = osr_opt_value(argc, argv, i, name, &missing);
-        if (missing)
-            return osr_usage_error("option '%s' needs a mapping policy", argv[*i]);
-        if (v == NULL)
-            continue;
+    v = either_value(argc, argv, i, "--map-by", &missing);
+    if (missing)
+        return osr_usage_error("option '%s' needs a mapping policy", argv[*i]);
+    if (v != NULL) {
         if (parse_map_by(v, o) != 0)
             return osr_usage_error("unknown --map-by policy '%s' (expected slot, core, hwthread, "
                                    "socket, numa, node or ppr:N:node)", v);
         keep_words(o, argv, first, *i);
         return 0;
     }
-    for (const char *name = "--bind-to"; name != NULL; name = name[1] == '-' ? "-bind-to" : NULL) {
-        v = osr_opt_value(argc, argv, i, name, &missing);
-        if (missing)
-            return osr_usage_error("option '%s' needs none, hwthread, core or socket", argv[*i]);
-        if (v == NULL)
-            continue;
+    v = either_value(argc, argv, i, "--bind-to", &missing);
+    if (missing)
+        return osr_usage_error("option '%s' needs none, hwthread, core or socket", argv[*i]);
+    if (v != NULL) {
         if (parse_bind(v, &o->bind) != 0)
             return osr_usage_error("unknown --bind-to unit '%s' (expected none, hwthread, core "
                                    "or socket)", v);

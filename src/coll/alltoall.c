@@ -52,7 +52,7 @@ static int a2a_staged(shm_team_t *t, const a2a_t *a)
         int to = (me + k) % n;
         shm_coll_put(t, &s, (size_t)me * nb, a->src + (size_t)to * nb, nb, to);
     }
-    shm_coll_staged_finish(t, h, a->d->addr, nb, n, me);
+    shm_coll_staged_finish(t, h, a->d->addr, nb);
     return 1;
 }
 
@@ -79,11 +79,7 @@ static void a2a_run(shm_team_t *t, const a2a_t *a, size_t block_bytes)
     if (alg == SHM_A2A_LINEAR) {
         for (int s = 1; s < n; s++)
             a2a_send(t, a, (me + s) % n);
-        shm_coll_quiet();
-        for (int s = 1; s < n; s++)
-            shm_coll_flag(t, (me + s) % n);
-        for (int s = 1; s < n; s++)
-            shm_coll_wait(t, (me - s + n) % n);
+        shm_coll_linear_sync(t);
         return;
     }
     for (int s = 1; s < n; s++) {

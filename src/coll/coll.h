@@ -190,21 +190,30 @@ static inline shm_coll_half_t shm_coll_half_next(shm_team_t *t)
 }
 
 /*
- * The end of a linear exchange staged through scratch half h: once this PE
- * has put its nb bytes into slot me of every peer's half, completes them,
- * flags every peer, waits for every peer's flag and copies each peer's slot
- * from h into slot r of dest.
+ * The end of a linear exchange: once this PE has put its part to every peer,
+ * completes the puts (quiet), flags every peer and waits for every peer's flag.
  */
-static inline void shm_coll_staged_finish(shm_team_t *t, shm_coll_half_t h, char *dest,
-                                          size_t nb, int n, int me)
+static inline void shm_coll_linear_sync(shm_team_t *t)
 {
+    int n = t->n, me = t->me;
     shm_coll_quiet();
     for (int k = 1; k < n; k++)
         shm_coll_flag(t, (me + k) % n);
     for (int k = 1; k < n; k++)
         shm_coll_wait(t, (me - k + n) % n);
-    for (int r = 0; r < n; r++)
-        if (r != me)
+}
+
+/*
+ * The end of a linear exchange staged through scratch half h: once this PE
+ * has put its nb bytes into slot me of every peer's half, syncs (above) and
+ * copies each peer's slot from h into slot r of dest.
+ */
+static inline void shm_coll_staged_finish(shm_team_t *t, shm_coll_half_t h, char *dest,
+                                          size_t nb)
+{
+    shm_coll_linear_sync(t);
+    for (int r = 0; r < t->n; r++)
+        if (r != t->me)
             memcpy(dest + (size_t)r * nb, h.base + (size_t)r * nb, nb);
 }
 

@@ -53,11 +53,7 @@ static void gather_linear(shm_team_t *t, const shm_coll_buf_t *d, const blocks_t
     int n = t->n, me = t->me;
     for (int s = 1; s < n; s++)
         shm_coll_put(t, d, blk_off(b, me), src, blk_len(b, me), (me + s) % n);
-    shm_coll_quiet();
-    for (int s = 1; s < n; s++)
-        shm_coll_flag(t, (me + s) % n);
-    for (int s = 1; s < n; s++)
-        shm_coll_wait(t, (me - s + n) % n);
+    shm_coll_linear_sync(t);
 }
 
 static void gather_ring(shm_team_t *t, const shm_coll_buf_t *d, const blocks_t *b)
@@ -127,7 +123,7 @@ static int gather_staged(shm_team_t *t, const shm_coll_buf_t *d, size_t nb, cons
     shm_coll_buf_t s = {.seg = SHM_SEG_HEAP, .off = h.off, .addr = h.base};
     for (int k = 1; k < n; k++)
         shm_coll_put(t, &s, (size_t)me * nb, src, nb, (me + k) % n);
-    shm_coll_staged_finish(t, h, d->addr, nb, n, me);
+    shm_coll_staged_finish(t, h, d->addr, nb);
     return 1;
 }
 
@@ -193,11 +189,7 @@ static void sizes_exchange(shm_team_t *t, size_t mine, size_t *sz)
     t->sizes[wme] = v;
     for (int s = 1; s < n; s++)
         shm_coll_put(t, &d, (size_t)wme * sizeof(uint64_t), &v, sizeof(v), (me + s) % n);
-    shm_coll_quiet();
-    for (int s = 1; s < n; s++)
-        shm_coll_flag(t, (me + s) % n);
-    for (int s = 1; s < n; s++)
-        shm_coll_wait(t, (me - s + n) % n);
+    shm_coll_linear_sync(t);
     for (int r = 0; r < n; r++)
         sz[r] = ((volatile uint64_t *)t->sizes)[shm_team_pe(t, r)];
 }

@@ -59,11 +59,7 @@ static void chunk_linear(shm_team_t *t, char *dst, const char *src, size_t len, 
     memcpy(mine, src, len);
     for (int s = 1; s < n; s++)
         put_region(t, &h, (size_t)me * region, mine, len, (me + s) % n);
-    shm_coll_quiet();
-    for (int s = 1; s < n; s++)
-        shm_coll_flag(t, (me + s) % n);
-    for (int s = 1; s < n; s++)
-        shm_coll_wait(t, (me - s + n) % n);
+    shm_coll_linear_sync(t);
     memcpy(dst, h.base, len);
     for (int r = 1; r < n; r++)
         op(dst, h.base + (size_t)r * region, len / esize);
@@ -181,11 +177,7 @@ static void reduce_rsag(const char *fn, shm_team_t *t, char *dest, const char *s
     /* My segment to everyone; then everyone's segment here (they read my source first). */
     for (int k = 1; k < n; k++)
         shm_coll_put(t, &d, a, dest + a, b - a, (me + k) % n);
-    shm_coll_quiet();
-    for (int k = 1; k < n; k++)
-        shm_coll_flag(t, (me + k) % n);
-    for (int k = 1; k < n; k++)
-        shm_coll_wait(t, (me - k + n) % n);
+    shm_coll_linear_sync(t);
 }
 
 void shm_coll_reduce(const char *fn, shm_team_t *t, void *dest, const void *src, size_t count,

@@ -76,29 +76,51 @@ static void h_pull(orpc_call_t *c, const void *in, size_t n, void *arg)
     orpc_respond(c, rc, NULL, 0);
 }
 
+/* What one clock read costs: the least of 9 batches (one may be preempted). */
+static double clock_tick(void)
+{
+    double tick = 1e9;
+    for (int k = 0; k < 9; k++) {
+        uint64_t a = now_ns();
+        for (int i = 0; i < 200; i++)
+            now_ns();
+        double x = (double)(now_ns() - a) / 201.0;
+        tick = x < tick ? x : tick;
+    }
+    return tick;
+}
+
+/* A listening server on prov with handler h as name, and a client of it in
+ * the same process (mr_cache: the client's option, -1 its default). */
+static int open_pair(const char *prov, const char *name, orpc_handler_t h, int mr_cache,
+                     orpc_t **srv, orpc_t **cli, orpc_peer_t **p, uint64_t *id)
+{
+    orpc_opts_t o, co;
+    orpc_opts_init(&o);
+    o.listen = 1;
+    o.provider = prov;
+    char kf[64], addr[ORPC_ADDR_STRLEN], key[80];
+    snprintf(kf, sizeof(kf), "/tmp/call_cost.%d.key", (int)getpid());
+    o.auth_key_file = kf;
+    if (orpc_open(&o, srv) != ORPC_OK || orpc_addr(*srv, addr, sizeof(addr)) != ORPC_OK)
+        return 1;
+    orpc_register(*srv, name, h, NULL, 0, id);
+    snprintf(key, sizeof(key), "@%s", kf);
+    orpc_opts_init(&co);
+    co.mr_cache = mr_cache;
+    if (orpc_open(&co, cli) != ORPC_OK || orpc_lookup(*cli, addr, key, p) != ORPC_OK)
+        return 1;
+    return 0;
+}
+
 /* One --bulk round: mean ns per stage and the client's registrations, to fd. */
 static int child_bulk(int ncalls, int fd)
 {
     setenv("SHMEM_RPC_SAME_HOST", "1", 1);
-    orpc_opts_t o;
-    orpc_opts_init(&o);
-    o.listen = 1;
-    o.provider = prov_g;
-    char kf[64];
-    snprintf(kf, sizeof(kf), "/tmp/call_cost.%d.key", (int)getpid());
-    o.auth_key_file = kf;
     orpc_t *srv, *cli;
     orpc_peer_t *p;
-    char addr[ORPC_ADDR_STRLEN], key[80];
-    if (orpc_open(&o, &srv) != ORPC_OK || orpc_addr(srv, addr, sizeof(addr)) != ORPC_OK)
-        return 1;
     uint64_t id;
-    orpc_register(srv, "bench.pull", h_pull, NULL, 0, &id);
-    snprintf(key, sizeof(key), "@%s", kf);
-    orpc_opts_t co;
-    orpc_opts_init(&co);
-    co.mr_cache = cache_g;
-    if (orpc_open(&co, &cli) != ORPC_OK || orpc_lookup(cli, addr, key, &p) != ORPC_OK)
+    if (open_pair(prov_g, "bench.pull", h_pull, cache_g, &srv, &cli, &p, &id) != 0)
         return 1;
     scratch_g = malloc(bulk_g);
     char *buf = malloc(bulk_g);
@@ -154,14 +176,7 @@ static int child_bulk(int ncalls, int fd)
     }
     orpc_stats_t st;
     orpc_stats(cli, &st);
-    double tick = 1e9; /* a clock read: the least of 9 batches (one may be preempted) */
-    for (int k = 0; k < 9; k++) {
-        uint64_t a = now_ns();
-        for (int i = 0; i < 200; i++)
-            now_ns();
-        double x = (double)(now_ns() - a) / 201.0;
-        tick = x < tick ? x : tick;
-    }
+    double tick = clock_tick();
     double sum[NBSTAGE];
     for (int s = 0; s < NBSTAGE; s++) {
         sum[s] = bench_median(t[s], ncalls) - tick;
@@ -231,22 +246,10 @@ static int main_bulk(int ncalls, int rounds)
 static int child(int same_host, int ncalls, int fd)
 {
     setenv("SHMEM_RPC_SAME_HOST", same_host ? "1" : "0", 1);
-    orpc_opts_t o;
-    orpc_opts_init(&o);
-    o.listen = 1;
-    o.provider = "shm";
-    char kf[64];
-    snprintf(kf, sizeof(kf), "/tmp/call_cost.%d.key", (int)getpid());
-    o.auth_key_file = kf;
     orpc_t *srv, *cli;
     orpc_peer_t *p;
-    char addr[ORPC_ADDR_STRLEN], key[80];
-    if (orpc_open(&o, &srv) != ORPC_OK || orpc_addr(srv, addr, sizeof(addr)) != ORPC_OK)
-        return 1;
     uint64_t id;
-    orpc_register(srv, "bench.echo", h_echo, NULL, 0, &id);
-    snprintf(key, sizeof(key), "@%s", kf);
-    if (orpc_open(NULL, &cli) != ORPC_OK || orpc_lookup(cli, addr, key, &p) != ORPC_OK)
+    if (open_pair("shm", "bench.echo", h_echo, -1, &srv, &cli, &p, &id) != 0)
         return 1;
     orpc_stats_t st;
     char in[8] = "abcdefg", out[8];
@@ -287,11 +290,7 @@ static int child(int same_host, int ncalls, int fd)
         sum[S_TOTAL] += (double)(t3 - t0);
     }
     orpc_stats(cli, &st);
-    double tick = 0; /* what one clock read costs, taken off every stage */
-    uint64_t a = now_ns();
-    for (int i = 0; i < 1000; i++)
-        now_ns();
-    tick = (double)(now_ns() - a) / 1001.0;
+    double tick = clock_tick(); /* taken off every stage */
     for (int s = 0; s < NSTAGE; s++)
         sum[s] = sum[s] / ncalls - tick;
     double used = (double)st.samehost_live;

@@ -24,5 +24,7 @@ procs_cleanup() {
     for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
     sleep 0.2
     for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+    # A process killed by SIGKILL leaves libfabric shm's /dev/shm/<pid>:* behind.
+    for p in "${PIDS[@]}"; do rm -f /dev/shm/"$p":* 2>/dev/null; done
     rm -rf "$W"
 }

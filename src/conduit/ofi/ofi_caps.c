@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -73,6 +74,14 @@ const cdt_ofi_prov_row_t *cdt_ofi_prov_row(const char *prov_name)
     return &prov_default;
 }
 
+/* At exit(): a process that ends without closing its endpoints (a client
+ * that exits on an error, a PE that returns from main without finalize)
+ * would leave its region files behind; only its own pid's are removed. */
+static void sweep_own_regions_at_exit(void)
+{
+    cdt_ofi_regions_unlink(getpid());
+}
+
 void cdt_ofi_sweep_own_regions(const char *prov_name)
 {
     static int swept;
@@ -80,4 +89,5 @@ void cdt_ofi_sweep_own_regions(const char *prov_name)
         return;
     swept = 1;
     cdt_ofi_regions_unlink(getpid());
+    atexit(sweep_own_regions_at_exit);
 }

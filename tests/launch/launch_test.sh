@@ -349,6 +349,31 @@ compat)
         fail "mpirun command: $OUT"
     run_oshrun --launcher=mpirun --showme -n 4 -ppn 2 -genv OSR_COMPAT x prog
     [[ $OUT == "mpirun --oversubscribe -np 4 -N 2 -x OSR_COMPAT prog" ]] || fail "mpirun command: $OUT"
+    # Host lists that name this host only: -n comes from their slots.
+    printf '# a job script hostfile\nlocalhost slots=2 max_slots=4\n\n%s:1\n' "$(hostname)" >"$WORK/hosts"
+    run_oshrun --hostfile "$WORK/hosts" bash -c 'echo $PMIX_RANK'
+    expect_rc 0
+    [[ $(sort <<<"$OUT" | tr '\n' ' ') == "0 1 2 " ]] || fail "--hostfile (3 slots) ran: $OUT"
+    run_oshrun -H localhost:2,127.0.0.1 bash -c 'echo $PMIX_RANK'
+    expect_rc 0
+    [[ $(wc -l <<<"$OUT") == 3 ]] || fail "-H localhost:2,127.0.0.1 ran: $OUT"
+    run_oshrun -np 2 --host "$(hostname)" -f "$WORK/hosts" bash -c 'echo $PMIX_RANK'
+    expect_rc 0
+    [[ $(wc -l <<<"$OUT") == 2 ]] || fail "-np 2 with a host list ran: $OUT"
+    run_oshrun --host localhost,node-elsewhere-0 -n 2 /bin/true
+    expect_rc 2
+    expect_msg "names 'node-elsewhere-0', another host; oshrun starts PEs on this host only"
+    printf 'localhost slots=two\n' >"$WORK/badhosts"
+    run_oshrun --hostfile "$WORK/badhosts" -n 1 /bin/true
+    expect_rc 2
+    expect_msg "badhosts:1: invalid 'slots=two'"
+    run_oshrun --machinefile "$WORK/nohosts" -n 1 /bin/true
+    expect_rc 2
+    expect_msg "cannot read the hostfile"
+    run_oshrun --launcher=mpirun --showme -n 4 --hostfile "$WORK/hosts" prog
+    [[ $OUT == "mpirun --oversubscribe -np 4 --hostfile $WORK/hosts prog" ]] || fail "mpirun command: $OUT"
+    run_oshrun --launcher=srun --showme -n 4 --host hosta:2,hostb:2 prog
+    [[ $OUT == "srun --mpi=pmix --ntasks=4 --nodelist=hosta,hostb prog" ]] || fail "srun command: $OUT"
     run_oshrun --launcher=srun --showme -n 4 --npernode 2 --bind-to hwthread --wdir /tmp prog
     [[ $OUT == "srun --mpi=pmix --ntasks=4 --ntasks-per-node=2 --cpu-bind=threads --chdir=/tmp prog" ]] ||
         fail "srun command: $OUT"

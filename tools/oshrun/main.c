@@ -19,7 +19,6 @@
 
 // PMIX_LOCAL_RANK is a uint16.
 #define OSR_MAX_PES 65535
-#define OSR_EXIT_USAGE 2
 
 extern char **environ;
 
@@ -55,6 +54,8 @@ static void usage(FILE *f)
             "  -N, --npernode N   PEs per host (one host: -n may be left out)\n"
             "  --bind-to U        bind each PE to a none|hwthread|core|socket (round robin)\n"
             "  --wdir DIR         the PEs' working directory\n"
+            "  --host H[:n],..., --hostfile F\n"
+            "                     hosts (this one only; -n defaults to their slots)\n"
             "  --map-by P, --oversubscribe, --allow-run-as-root, --report-bindings,\n"
             "  --mca K V          Open MPI's options, accepted so its job scripts run\n"
             "                     (--map-by ppr:N:node = -N N; --mca is ignored)\n"
@@ -195,13 +196,17 @@ static int parse_args(int argc, char **argv, osr_opts_t *o)
             continue;
         }
         int rc = osr_compat_opt(argc, argv, &i, o);
+        if (rc < 0)
+            rc = osr_hosts_opt(argc, argv, &i, o);
         if (rc == 0)
             continue;
         if (rc > 0)
             return rc;
         return osr_usage_error("unknown option '%s'", a);
     }
-    int rc = osr_compat_finish(o);
+    int rc = osr_hosts_finish(o);
+    if (rc < 0)
+        rc = osr_compat_finish(o);
     if (rc >= 0)
         return rc;
     if (o->npes == 0)

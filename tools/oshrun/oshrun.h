@@ -57,6 +57,11 @@ typedef struct osr_opts {
     int nmca;            // --mca K V settings (Open MPI's: ignored unless mpirun runs)
     char **compat_args;  // the words of all of these, as given (for mpirun)
     int ncompat_args;
+    // Host lists (hosts.c).
+    const char *host_list; // --host / -H / -hosts, as given
+    const char *host_file; // --hostfile / --machinefile / -f
+    int host_slots;        // slots they name (-n when -n is not given)
+    char remote_host[256]; // the first host named that is not this one ("": none)
 } osr_opts_t;
 
 // What the PMIx thread tells the main thread about one PE.
@@ -99,6 +104,12 @@ typedef struct osr_job {
 const char *osr_opt_value(int argc, char **argv, int *i, const char *name, bool *missing);
 int osr_usage_error(const char *fmt, const char *arg);
 bool osr_valid_var_name(const char *s, size_t len);
+
+#define OSR_EXIT_USAGE 2
+
+// hosts.c: host lists and hostfiles (this host only, unless mpirun runs).
+int osr_hosts_opt(int argc, char **argv, int *i, osr_opts_t *o);
+int osr_hosts_finish(osr_opts_t *o);
 
 // compat.c: Open MPI's and Slurm's spellings of launcher options.
 int osr_compat_opt(int argc, char **argv, int *i, osr_opts_t *o);

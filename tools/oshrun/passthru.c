@@ -96,6 +96,31 @@ static int apply_exports(const osr_opts_t *o, osr_argv_t *a)
     return 0;
 }
 
+// --host h1:2,h2 as srun's --nodelist=h1,h2 (Slurm counts tasks per node itself).
+static int add_nodelist(osr_argv_t *a, const char *list)
+{
+    char *names = malloc(strlen(list) + 1), *out = names;
+    int rc;
+
+    if (names == NULL)
+        return -1;
+    for (const char *p = list; *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        const char *colon = memchr(p, ':', len);
+        size_t keep = colon && memchr(colon + 1, ':', len - (size_t)(colon + 1 - p)) == NULL
+                          ? (size_t)(colon - p) : len;
+        if (out != names)
+            *out++ = ',';
+        memcpy(out, p, keep);
+        out += keep;
+        p += len + (p[len] == ',');
+    }
+    *out = '\0';
+    rc = argv_add(a, "--nodelist=%s", names);
+    free(names);
+    return rc;
+}
+
 int osr_passthru_exec(const osr_opts_t *o)
 {
     osr_argv_t a = {0};
@@ -116,6 +141,8 @@ int osr_passthru_exec(const osr_opts_t *o)
                                                         : "none");
         if (o->wdir != NULL)
             rc |= argv_add(&a, "--chdir=%s", o->wdir);
+        if (o->host_list != NULL)
+            rc |= add_nodelist(&a, o->host_list);
         if (o->timeout_s > 0) {
             long s = ceil_seconds(o->timeout_s);
             rc |= argv_add(&a, "--time=%ld:%02ld", s / 60, s % 60);

@@ -366,11 +366,12 @@ static void am_poll_locked(void)
     }
 }
 
-struct fid_cq *cdt_ofi_amo_am_wait_cq(struct fid_fabric **fabric_p)
+struct fid_cq *cdt_ofi_amo_am_wait_cq(struct fid_fabric **fabric_p, enum fi_wait_obj *wait_p)
 {
-    if (am_g.ep == NULL || !am_g.ep->wait_fd)
+    if (am_g.ep == NULL || am_g.ep->wait_obj == FI_WAIT_NONE)
         return NULL;
     *fabric_p = am_g.ep->dom->fabric;
+    *wait_p = am_g.ep->wait_obj;
     return am_g.ep->ctx.cq;
 }
 

@@ -71,7 +71,7 @@ typedef struct {
     pthread_t progress_tid;
     volatile int progress_stop;
     int progress_running;
-    enum fi_wait_obj dflt_wait; /* the default context's CQ's wait object (cdt_ofi_wait_cq_open) */
+    int dflt_wait_fd;         /* the default context's CQ has an FI_WAIT_FD */
     int npeers;               /* peers resolved (cdt_ofi_peer_slow) */
 } cdt_ofi_t;
 
@@ -85,9 +85,8 @@ void cdt_ofi_amo_info_print(FILE *f);
 int cdt_ofi_amo_am_open(void);
 void cdt_ofi_amo_am_progress(void);
 void cdt_ofi_amo_am_fini(void);
-/* Its CQ when it has a wait object (for the progress thread), else NULL;
- * *wait_p: which (cdt_ofi_wait_cq_open). */
-struct fid_cq *cdt_ofi_amo_am_wait_cq(struct fid_fabric **fabric_p, enum fi_wait_obj *wait_p);
+/* Its CQ when it has a wait object (for the progress thread), else NULL. */
+struct fid_cq *cdt_ofi_amo_am_wait_cq(struct fid_fabric **fabric_p);
 /* Same-host targets this context sent work since its last quiet: wake them
  * (rate-limited) while waiting for that work (ofi_progress.c). */
 void cdt_ofi_kick_pending(cdt_ctx_t *ctx);
@@ -111,14 +110,6 @@ typedef struct {
 } cdt_ofi_stall_t;
 void cdt_ofi_stall_check(cdt_ofi_stall_t *s, uint64_t v, cdt_ctx_t *ctx, const char *what,
                          int pe);
-/* A CQ with a wait object the progress thread can sleep on: FI_WAIT_POLLFD,
- * else FI_WAIT_FD (*wait_p says which), one whose FI_GETWAIT answers;
- * NULL where the provider has none (ofi_progress.c). */
-struct fid_cq *cdt_ofi_wait_cq_open(struct fid_domain *domain, const struct fi_cq_attr *attr,
-                                    enum fi_wait_obj *wait_p);
-/* Provider parameters the progress thread's wait objects need, set (unless
- * the user set them) before libfabric first reads them (ofi_progress.c). */
-void cdt_ofi_progress_prov_env(void);
 /* How progress is made, for SHMEM_INFO. */
 const char *cdt_ofi_progress_describe(void);
 

@@ -366,12 +366,11 @@ static void am_poll_locked(void)
     }
 }
 
-struct fid_cq *cdt_ofi_amo_am_wait_cq(struct fid_fabric **fabric_p, enum fi_wait_obj *wait_p)
+struct fid_cq *cdt_ofi_amo_am_wait_cq(struct fid_fabric **fabric_p)
 {
-    if (am_g.ep == NULL || am_g.ep->wait_obj == FI_WAIT_NONE)
+    if (am_g.ep == NULL || !am_g.ep->wait_fd)
         return NULL;
     *fabric_p = am_g.ep->dom->fabric;
-    *wait_p = am_g.ep->wait_obj;
     return am_g.ep->ctx.cq;
 }
 

@@ -155,7 +155,6 @@ shm_status_t cdt_init(const cdt_config_t *cfg)
     shm_status_t st;
     memset(&cdt_ofi_g, 0, sizeof(cdt_ofi_g));
     cdt_ofi_g.cfg = *cfg;
-    cdt_ofi_progress_prov_env(); /* before libfabric reads its providers' parameters */
     if ((st = choose_provider(cfg)) != SHM_OK)
         return st;
     fill_caps(cfg);
@@ -201,8 +200,19 @@ shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
      * a computing PE's peer's operations did not complete in 30 s). Both
      * take same-host wake-ups instead (ofi_progress.c). */
     int is_dflt = cdt_ofi_g.dflt == NULL;
-    if (is_dflt && cdt_ofi_g.cfg.progress_thread)
-        ctx->cq = cdt_ofi_wait_cq_open(cdt_ofi_g.domain, &qattr, &cdt_ofi_g.dflt_wait);
+    if (is_dflt && cdt_ofi_g.cfg.progress_thread) {
+        qattr.wait_obj = FI_WAIT_FD;
+        int fd = -1;
+        if (fi_cq_open(cdt_ofi_g.domain, &qattr, &ctx->cq, NULL) == 0) {
+            if (fi_control(&ctx->cq->fid, FI_GETWAIT, &fd) == 0 && fd >= 0) {
+                cdt_ofi_g.dflt_wait_fd = 1;
+            } else {
+                fi_close(&ctx->cq->fid);
+                ctx->cq = NULL;
+            }
+        }
+        qattr.wait_obj = FI_WAIT_NONE;
+    }
     if (ctx->cq == NULL)
         OFI_CHECK(fi_cq_open(cdt_ofi_g.domain, &qattr, &ctx->cq, NULL), "fi_cq_open");
     OFI_CHECK(fi_ep_bind(ctx->ep, &ctx->put_cntr->fid, FI_WRITE), "fi_ep_bind(put counter)");

@@ -254,10 +254,15 @@ shm_status_t cdt_msg_open(const cdt_msg_cfg_t *cfg, cdt_msg_ep_t **ep_p)
                                .size = cfg->cq_size ? cfg->cq_size : 4096};
     struct fi_cntr_attr cattr = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
     MSG_CHECK(fi_av_open(dom->domain, &av_attr, &ep->av, NULL), "fi_av_open", fail);
-    /* A progress thread sleeps on it; providers without one (shm) refuse. */
-    if (cfg->wait_fd)
-        ep->ctx.cq = cdt_ofi_wait_cq_open(dom->domain, &qattr, &ep->wait_obj);
-    if (ep->ctx.cq == NULL)
+    if (cfg->wait_fd) {
+        /* A progress thread sleeps on it; providers without one (shm) refuse. */
+        qattr.wait_obj = FI_WAIT_FD;
+        if (fi_cq_open(dom->domain, &qattr, &ep->ctx.cq, NULL) == 0)
+            ep->wait_fd = 1;
+        else
+            qattr.wait_obj = FI_WAIT_NONE;
+    }
+    if (!ep->wait_fd)
         MSG_CHECK(fi_cq_open(dom->domain, &qattr, &ep->ctx.cq, NULL), "fi_cq_open", fail);
     MSG_CHECK(fi_cntr_open(dom->domain, &cattr, &ep->ctx.put_cntr, NULL), "fi_cntr_open", fail);
     MSG_CHECK(fi_cntr_open(dom->domain, &cattr, &ep->ctx.get_cntr, NULL), "fi_cntr_open", fail);

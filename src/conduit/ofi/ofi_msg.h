@@ -27,7 +27,7 @@ struct cdt_msg_ep {
     cdt_msg_dom_t *dom;
     struct fid_av *av;
     int has_source;              /* fi_cq_readfrom gives senders */
-    enum fi_wait_obj wait_obj;   /* its CQ's wait object (FI_WAIT_NONE: none; cdt_ofi_wait_cq_open) */
+    int wait_fd;                 /* its CQ has an FI_WAIT_FD wait object */
     size_t inject_size;
     uint64_t rma_errs_seen;      /* error counts already turned into "done" */
     size_t bulk_iov_lim;         /* pieces one bulk RMA takes (0: not looked up yet; ofi_bulk.c) */

@@ -9,11 +9,9 @@
  * and sleeps in the kernel while nothing arrives, so that an idle PE costs
  * no CPU:
  *
- *  - Providers with a wait object (tcp;ofi_rxm): the thread sleeps in
- *    poll() on the fds of the default context's CQ wait object (and the AM
- *    endpoint's), guarded by fi_trywait. Incoming data on the provider's
- *    sockets wakes it. The wait object is a poll set (FI_WAIT_POLLFD), not
- *    an epoll fd: see cdt_ofi_progress_prov_env.
+ *  - Providers with a wait object (tcp;ofi_rxm, sockets): the thread sleeps
+ *    in poll() on the default context's CQ fd (and the AM endpoint's),
+ *    guarded by fi_trywait. Incoming data on the provider's sockets wakes it.
  *  - Providers without one (shm: fi_cq_open with FI_WAIT_FD is -FI_ENOSYS):
  *    the thread sleeps in poll() on a datagram socket of its own in the
  *    abstract Unix namespace (no file), and an origin that hands a
@@ -32,7 +30,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <rdma/fi_eq.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -92,7 +89,6 @@ static struct {
     int send_fd;     /* unbound, to kick others */
     int stop_fd[2];  /* a pipe that ends the thread's sleep (wait-object mode) */
     struct fid_cq *am_cq;
-    enum fi_wait_obj am_wait;
     struct fid_fabric *am_fabric;
 } prog_g = {.kick_fd = -1, .send_fd = -1, .stop_fd = {-1, -1}};
 
@@ -127,112 +123,6 @@ void cdt_poll_idle(void)
 {
     cdt_progress();
     cdt_ofi_idle_pause();
-}
-
-/* ---- wait objects ----------------------------------------------------- */
-
-/*
- * Where rxm's CQ has a wait object, it gives the tcp CQs under it one too,
- * of the kind FI_OFI_RXM_DEF_TCP_WAIT_OBJ names: "fd" (the default) is an
- * epoll set, and with it every progress call -- the PE's own, in each turn
- * of a quiet -- goes through epoll_wait and epoll's wake-up path. "pollfd"
- * polls the sockets with poll(), as without a wait object. Measured over
- * tcp;ofi_rxm (osu_put_lat 8 B, 2 PEs, progress thread off, only the CQ's
- * wait object changed; medians of 7 alternating rounds): no wait object
- * 11.2 us, FI_WAIT_FD 13.2 us, FI_WAIT_FD with "pollfd" 11.1 us
- * (bench/results/pq-2026-11-26). With "pollfd", though, the fd of an
- * FI_WAIT_FD CQ no longer becomes readable when a socket does (a computing
- * PE's peers waited 30 s: pe.async_progress.tcp), so the CQ's own wait
- * object is a poll set too (cdt_ofi_wait_cq_open) and the thread polls its
- * fds. A value the user set stays.
- */
-void cdt_ofi_progress_prov_env(void)
-{
-    setenv("FI_OFI_RXM_DEF_TCP_WAIT_OBJ", "pollfd", 0);
-}
-
-/* Opens a CQ whose wait object answers FI_GETWAIT; drops one that does not
- * (sockets opens an FI_WAIT_FD CQ but, with manual progress, refuses it). */
-static struct fid_cq *wait_cq_try(struct fid_domain *domain, struct fi_cq_attr *attr)
-{
-    struct fid_cq *cq = NULL;
-    if (fi_cq_open(domain, attr, &cq, NULL) != 0)
-        return NULL;
-    int rc, fd = -1;
-    if (attr->wait_obj == FI_WAIT_FD) {
-        rc = fi_control(&cq->fid, FI_GETWAIT, &fd);
-        rc = rc == 0 && fd < 0 ? -FI_EINVAL : rc;
-    } else {
-        struct pollfd one;
-        struct fi_wait_pollfd w = {.nfds = 1, .fd = &one};
-        rc = fi_control(&cq->fid, FI_GETWAIT, &w);
-        rc = rc == -FI_ETOOSMALL ? 0 : rc;
-    }
-    if (rc != 0) {
-        fi_close(&cq->fid);
-        return NULL;
-    }
-    return cq;
-}
-
-struct fid_cq *cdt_ofi_wait_cq_open(struct fid_domain *domain, const struct fi_cq_attr *attr,
-                                    enum fi_wait_obj *wait_p)
-{
-    static const enum fi_wait_obj kinds[] = {FI_WAIT_POLLFD, FI_WAIT_FD};
-    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-        struct fi_cq_attr a = *attr;
-        a.wait_obj = kinds[i];
-        struct fid_cq *cq = wait_cq_try(domain, &a);
-        if (cq != NULL) {
-            *wait_p = kinds[i];
-            return cq;
-        }
-    }
-    *wait_p = FI_WAIT_NONE;
-    return NULL;
-}
-
-/* The fds the thread sleeps on; a poll set changes as connections come. */
-typedef struct {
-    struct pollfd *p;
-    size_t n, cap;
-} fdset_t;
-
-static int fdset_reserve(fdset_t *s, size_t more)
-{
-    if (s->n + more <= s->cap)
-        return 0;
-    size_t cap = s->cap ? s->cap : 16;
-    while (cap < s->n + more)
-        cap *= 2;
-    struct pollfd *p = realloc(s->p, cap * sizeof(*p));
-    if (p == NULL)
-        return -1;
-    s->p = p;
-    s->cap = cap;
-    return 0;
-}
-
-/* Appends the fds of cq's wait object (of kind wo). 0, or -1. */
-static int fdset_add_cq(fdset_t *s, struct fid_cq *cq, enum fi_wait_obj wo)
-{
-    if (wo == FI_WAIT_FD) {
-        int fd = -1;
-        if (fi_control(&cq->fid, FI_GETWAIT, &fd) != 0 || fd < 0 || fdset_reserve(s, 1) != 0)
-            return -1;
-        s->p[s->n++] = (struct pollfd){.fd = fd, .events = POLLIN};
-        return 0;
-    }
-    for (;;) {
-        struct fi_wait_pollfd w = {.nfds = s->cap - s->n, .fd = s->p + s->n};
-        int rc = fi_control(&cq->fid, FI_GETWAIT, &w);
-        if (rc == 0) {
-            s->n += w.nfds;
-            return 0;
-        }
-        if (rc != -FI_ETOOSMALL || fdset_reserve(s, w.nfds) != 0)
-            return -1;
-    }
 }
 
 /* ---- kicks ------------------------------------------------------------ */
@@ -378,11 +268,17 @@ static void wait_mode_loop(void)
 {
     struct fid *fids[1] = {&cdt_ofi_g.dflt->cq->fid};
     struct fid *am_fids[1] = {prog_g.am_cq ? &prog_g.am_cq->fid : NULL};
-    struct pollfd stop = {.fd = prog_g.stop_fd[0], .events = POLLIN};
-    fdset_t s = {0};
+    struct pollfd p[3];
+    int np = 0;
+    p[np++] = (struct pollfd){.fd = prog_g.stop_fd[0], .events = POLLIN};
+    int fd = -1;
+    if (fi_control(&cdt_ofi_g.dflt->cq->fid, FI_GETWAIT, &fd) == 0)
+        p[np++] = (struct pollfd){.fd = fd, .events = POLLIN};
+    if (prog_g.am_cq && fi_control(&prog_g.am_cq->fid, FI_GETWAIT, &fd) == 0)
+        p[np++] = (struct pollfd){.fd = fd, .events = POLLIN};
     while (!progress_stopping()) {
         if (app_polling()) {
-            poll(&stop, 1, STAND_BACK_MS); /* only the stop pipe: the CQ's fds may stay readable */
+            poll(p, 1, STAND_BACK_MS); /* only the stop pipe: the CQ fd may stay readable */
             continue;
         }
         cdt_progress();
@@ -393,18 +289,8 @@ static void wait_mode_loop(void)
             continue;
         if (prog_g.am_cq && fi_trywait(prog_g.am_fabric, am_fids, 1) != FI_SUCCESS)
             continue;
-        /* The poll set as it is now (a new connection adds a socket). */
-        s.n = 0;
-        if (fdset_reserve(&s, 1) != 0 ||
-            fdset_add_cq(&s, cdt_ofi_g.dflt->cq, cdt_ofi_g.dflt_wait) != 0 ||
-            (prog_g.am_cq && fdset_add_cq(&s, prog_g.am_cq, prog_g.am_wait) != 0)) {
-            poll(&stop, 1, STAND_BACK_MS); /* cannot sleep on the fabric now: look again soon */
-            continue;
-        }
-        s.p[s.n++] = stop;
-        poll(s.p, (nfds_t)s.n, PROGRESS_SLEEP_MS);
+        poll(p, (nfds_t)np, PROGRESS_SLEEP_MS);
     }
-    free(s.p);
 }
 
 static void *progress_main(void *arg)
@@ -425,8 +311,8 @@ shm_status_t cdt_progress_thread_start(void)
     if (!cdt_ofi_g.cfg.progress_thread || cdt_ofi_g.dflt == NULL)
         return SHM_OK;
     __atomic_store_n(&cdt_ofi_g.progress_stop, 0, __ATOMIC_RELEASE);
-    if (cdt_ofi_g.dflt_wait != FI_WAIT_NONE) {
-        prog_g.am_cq = cdt_ofi_amo_am_wait_cq(&prog_g.am_fabric, &prog_g.am_wait);
+    if (cdt_ofi_g.dflt_wait_fd) {
+        prog_g.am_cq = cdt_ofi_amo_am_wait_cq(&prog_g.am_fabric);
         if (pipe2(prog_g.stop_fd, O_CLOEXEC) != 0)
             return SHM_ERR_NOSYS;
     } else if (kicks_open() != SHM_OK) {
@@ -439,8 +325,7 @@ shm_status_t cdt_progress_thread_start(void)
     }
     cdt_ofi_g.progress_running = 1;
     SHM_INFO(OFI, "progress thread: sleeps on %s",
-             cdt_ofi_g.dflt_wait != FI_WAIT_NONE ? "the provider's wait object"
-                                                 : "same-host wake-ups");
+             cdt_ofi_g.dflt_wait_fd ? "the provider's wait object" : "same-host wake-ups");
     return SHM_OK;
 }
 
@@ -471,6 +356,6 @@ const char *cdt_ofi_progress_describe(void)
 {
     if (!cdt_ofi_g.progress_running)
         return "off";
-    return cdt_ofi_g.dflt_wait != FI_WAIT_NONE ? "on (sleeps on the provider's wait object)"
+    return cdt_ofi_g.dflt_wait_fd ? "on (sleeps on the provider's wait object)"
                                   : "on (sleeps until a same-host peer wakes it)";
 }

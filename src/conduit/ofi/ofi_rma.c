@@ -94,18 +94,20 @@ static int cntr_reached(cdt_ctx_t *ctx, const wait_one_t *w, uint64_t *seen)
  * endpoints bound to the counter (libfabric's util counters, sockets' own),
  * so on the default context -- the endpoint peers address, which
  * cdt_progress drives -- a CQ read each turn is a second pass through the
- * provider for nothing: over tcp;ofi_rxm one more poll()/epoll_wait() per
- * turn, the answer waiting half a turn longer. The CQ (error entries) is read
- * every WAIT_CQ_TURNS turns; errors of the waited operations come through
- * the counters' error counts at once (cntr_reached). Measured (osu_put_lat
- * 8 B over tcp;ofi_rxm, progress thread on, medians of 7 alternating
- * rounds): put + quiet 13.90 -> 13.14 us; raw delivery-complete write 10.09.
+ * provider for nothing where it is an epoll_wait: tcp;ofi_rxm under a CQ
+ * with a wait object (the progress thread's), the answer waiting half a
+ * turn longer. There the CQ (error entries) is read every WAIT_CQ_TURNS
+ * turns; errors of the waited operations come through the counters' error
+ * counts at once (cntr_reached). Measured (osu_put_lat 8 B over
+ * tcp;ofi_rxm, progress thread on, medians of 7 alternating rounds): put +
+ * quiet 13.90 -> 13.14 us (raw delivery-complete write 10.09); with the
+ * thread off (no wait object) and on sockets no gain (11.43 / 11.67 us).
  */
 #define WAIT_CQ_TURNS 8
 
 static void wait_turn_progress(cdt_ctx_t *ctx, unsigned turn)
 {
-    if (ctx != cdt_ofi_g.dflt || turn % WAIT_CQ_TURNS == 0)
+    if (ctx != cdt_ofi_g.dflt || !cdt_ofi_g.dflt_wait_fd || turn % WAIT_CQ_TURNS == 0)
         ctx_progress(ctx);
     else if (shm_unlikely(cdt_ofi_amo_g.am_on))
         cdt_ofi_amo_am_progress(); /* atomics by message: others' requests */

@@ -101,7 +101,8 @@ static int cntr_reached(cdt_ctx_t *ctx, const wait_one_t *w, uint64_t *seen)
  * counts at once (cntr_reached). Measured (osu_put_lat 8 B over
  * tcp;ofi_rxm, progress thread on, medians of 7 alternating rounds): put +
  * quiet 13.90 -> 13.14 us (raw delivery-complete write 10.09); with the
- * thread off (no wait object) and on sockets no gain (11.43 / 11.67 us).
+ * thread off (no wait object) no gain (11.43 -> 11.67 us), nor on sockets
+ * (bench/results/pq-2026-11-26), which keep a CQ read every turn.
  */
 #define WAIT_CQ_TURNS 8
 

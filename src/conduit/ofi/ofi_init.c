@@ -159,6 +159,8 @@ static void fill_caps(const cdt_config_t *cfg)
 static shm_status_t init_no_fabric(void)
 {
     cdt_ofi_g.no_fabric = 1;
+    /* What waits on peers' flags use without a fabric too (cdt_poll_idle). */
+    cdt_ofi_fast_g.yield = cdt_ofi_g.cfg.yield;
     cdt_ofi_fast_g.peer = calloc((size_t)cdt_ofi_g.cfg.size, sizeof(cdt_ofi_peer_t));
     if (cdt_ofi_fast_g.peer == NULL)
         return SHM_ERR_NOMEM;

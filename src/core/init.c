@@ -458,8 +458,10 @@ void shm_core_init(int requested)
     shm_state_g.run_state = SHM_STATE_RUNNING;
     init_depth = 1;
     if (shm_state_g.me == 0 && (shm_env_g.VERSION || shm_env_g.INFO))
-        printf("ofishmem %s (OpenSHMEM %d.%d), %d PEs, provider %s\n", OFISHMEM_VERSION_STRING,
-               SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, shm_state_g.npes, cdt_provider_name());
+        printf("ofishmem %s (OpenSHMEM %d.%d), %d PEs, provider %s%s%s%s\n",
+               OFISHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION,
+               shm_state_g.npes, cdt_provider_name(), fabric_why ? "" : " (no fabric: ",
+               fabric_why ? "" : fabric_why_buf, fabric_why ? "" : ")");
     if (shm_state_g.me == 0 && shm_env_g.INFO) {
         shm_env_print(stdout, &shm_env_g, 0);
         printf("ofishmem fabric: %s (%s; SHMEM_FABRIC=%s)\n",

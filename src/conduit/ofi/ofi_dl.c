@@ -64,27 +64,36 @@ static char ofi_dl_err[512];
  * backtrace and call exit(1): a PE that crashes or is sent SIGTERM then runs
  * its exit handlers, ours included, and enters shmem_finalize's barrier with
  * the other PEs (a hang, or a job that goes on as if nothing had happened)
- * instead of dying by its signal so that the launcher ends the job. Give
- * those signals their default action back right after the load, before
+ * instead of dying by its signal so that the launcher ends the job; and now
+ * that libfabric is loaded after main started, they would also replace a
+ * handler the program installed (an RPC server's SIGTERM: examples/staging).
+ * So each of those signals gets back, right after the load and before
  * libfabric's shm provider (which chains to whatever it finds) installs its
- * own in the first fi_getinfo. A handler of the program or of any other
- * library is left alone.
+ * own in the first fi_getinfo, the action it had before the load -- where
+ * libinfinipath took it; any other change is left alone.
  */
-static void signals_restore_defaults(void)
+static const int ipath_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT, SIGTERM};
+#define IPATH_NSIGS (sizeof(ipath_sigs) / sizeof(ipath_sigs[0]))
+
+static void signals_save(struct sigaction *saved)
 {
-    static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT, SIGTERM};
-    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+    for (size_t i = 0; i < IPATH_NSIGS; i++)
+        if (sigaction(ipath_sigs[i], NULL, &saved[i]) != 0)
+            saved[i].sa_handler = SIG_DFL, saved[i].sa_flags = 0;
+}
+
+static void signals_restore(const struct sigaction *saved)
+{
+    for (size_t i = 0; i < IPATH_NSIGS; i++) {
         struct sigaction sa;
         Dl_info info;
-        if (sigaction(sigs[i], NULL, &sa) != 0)
+        if (sigaction(ipath_sigs[i], NULL, &sa) != 0)
             continue;
         void *h = (sa.sa_flags & SA_SIGINFO) ? (void *)sa.sa_sigaction : (void *)sa.sa_handler;
         if (h == (void *)SIG_DFL || h == (void *)SIG_IGN || !dladdr(h, &info) ||
             info.dli_fname == NULL || strstr(info.dli_fname, "libinfinipath") == NULL)
             continue;
-        memset(&sa, 0, sizeof(sa));
-        sa.sa_handler = SIG_DFL;
-        sigaction(sigs[i], &sa, NULL);
+        sigaction(ipath_sigs[i], &saved[i], NULL);
     }
 }
 
@@ -97,14 +106,18 @@ static void ofi_dl_load_once(void)
 #endif
     };
     void *h = NULL;
-    const char *why = "";
+    char why[256] = "";
+    struct sigaction saved[IPATH_NSIGS];
+    signals_save(saved);
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && h == NULL; i++) {
         /* GLOBAL: as when it was linked (a provider built as a plug-in, or
          * the program, may look its symbols up). */
         h = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
-        if (h == NULL && i == 0)
-            why = dlerror(); /* the first failure says most (not found, wrong ELF class) */
+        if (h == NULL && i == 0) /* the first failure says most (not found, wrong ELF class) */
+            snprintf(why, sizeof(why), "%s", dlerror());
     }
+    if (h != NULL)
+        signals_restore(saved);
     if (h == NULL) {
         snprintf(ofi_dl_err, sizeof(ofi_dl_err),
                  "cannot load libfabric (%s): %s; install it (Debian: libfabric1) or add its "
@@ -121,7 +134,6 @@ static void ofi_dl_load_once(void)
     }
     OFI_DL_SYMS(OFI_DL_SYM)
 #undef OFI_DL_SYM
-    signals_restore_defaults();
     ofi_dl_ok = 1;
 }
 

@@ -141,9 +141,9 @@ static job_settings_t job_settings_check(void)
                   "every PE",
                   mine.globals, shm_state_g.me, pe0.globals);
     if (mine.fabric != pe0.fabric)
-        shm_fatal("PE %d %s a fabric (%s) but PE 0 %s: SHMEM_FABRIC and SHMEM_DIRECT_NOMAP must "
-                  "be the same on every PE",
-                  shm_state_g.me, mine.fabric ? "opens" : "opens no", fabric_why_buf,
+        shm_fatal("PE %d opens %s fabric (%s) but PE 0 %s: SHMEM_FABRIC and SHMEM_DIRECT_NOMAP "
+                  "must be the same on every PE",
+                  shm_state_g.me, mine.fabric ? "a" : "no", fabric_why_buf,
                   pe0.fabric ? "does" : "does not");
     return pe0;
 }

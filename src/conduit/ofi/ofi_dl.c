@@ -28,6 +28,7 @@
 #include <rdma/fabric.h>
 #include <rdma/fi_errno.h>
 
+#include "conduit/ofi/ofi.h"
 #include "core/log.h"
 
 #ifndef fi_getinfo
@@ -138,7 +139,7 @@ static void ofi_dl_load_once(void)
 }
 
 /* 0 once libfabric is loaded; else reports why (once per process) and -1. */
-static int ofi_dl_load(void)
+int cdt_ofi_dl_load(void)
 {
     pthread_once(&ofi_dl_once, ofi_dl_load_once);
     if (__builtin_expect(ofi_dl_ok, 1))
@@ -152,28 +153,28 @@ static int ofi_dl_load(void)
 int fi_getinfo(uint32_t version, const char *node, const char *service, uint64_t flags,
                const struct fi_info *hints, struct fi_info **info)
 {
-    if (ofi_dl_load() != 0)
+    if (cdt_ofi_dl_load() != 0)
         return -FI_ENOSYS;
     return fi_getinfo_p(version, node, service, flags, hints, info);
 }
 
 void fi_freeinfo(struct fi_info *info)
 {
-    if (info != NULL && ofi_dl_load() == 0)
+    if (info != NULL && cdt_ofi_dl_load() == 0)
         fi_freeinfo_p(info);
 }
 
 /* fi_allocinfo() is fi_dupinfo(NULL) (inline in rdma/fabric.h). */
 struct fi_info *fi_dupinfo(const struct fi_info *info)
 {
-    if (ofi_dl_load() != 0)
+    if (cdt_ofi_dl_load() != 0)
         return NULL;
     return fi_dupinfo_p(info);
 }
 
 int fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context)
 {
-    if (ofi_dl_load() != 0)
+    if (cdt_ofi_dl_load() != 0)
         return -FI_ENOSYS;
     return fi_fabric_p(attr, fabric, context);
 }
@@ -182,7 +183,7 @@ int fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *con
  * be): the number then, not a crash. */
 const char *fi_strerror(int errnum)
 {
-    if (ofi_dl_load() == 0)
+    if (cdt_ofi_dl_load() == 0)
         return fi_strerror_p(errnum);
     static __thread char buf[48];
     snprintf(buf, sizeof(buf), "libfabric error %d", errnum);
@@ -191,7 +192,7 @@ const char *fi_strerror(int errnum)
 
 char *fi_tostr(const void *data, enum fi_type datatype)
 {
-    if (ofi_dl_load() == 0)
+    if (cdt_ofi_dl_load() == 0)
         return fi_tostr_p(data, datatype);
     static char none[] = "(libfabric not loaded)";
     return none;
@@ -199,7 +200,7 @@ char *fi_tostr(const void *data, enum fi_type datatype)
 
 uint32_t fi_version(void)
 {
-    return ofi_dl_load() == 0 ? fi_version_p() : 0;
+    return cdt_ofi_dl_load() == 0 ? fi_version_p() : 0;
 }
 
 int cdt_ofi_dl_loaded(void)

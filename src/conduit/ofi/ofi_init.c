@@ -189,6 +189,8 @@ shm_status_t cdt_init(const cdt_config_t *cfg)
     cdt_ofi_g.cfg = *cfg;
     if (cfg->no_fabric)
         return init_no_fabric();
+    if (cdt_ofi_dl_load() != 0) /* it said why */
+        return SHM_ERR_FABRIC;
     if ((st = choose_provider(cfg)) != SHM_OK)
         return st;
     fill_caps(cfg);

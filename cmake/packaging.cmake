@@ -3,8 +3,8 @@
 #   cpack -G DEB                 (or scripts/make-deb.sh, which configures for /usr)
 # gives two packages:
 #   ofishmem         component runtime: libofishmem.so.*, oshrun, osh_info and
-#                    their man pages; Depends from dpkg-shlibdeps (libfabric1,
-#                    libpmix2, libc6 on Debian 12)
+#                    their man pages; Depends from dpkg-shlibdeps (libpmix2,
+#                    libc6 on Debian 12) and libfabric1 (loaded at run time)
 #   libofishmem-dev  component dev: headers, libofishmem.so and .a, oshcc,
 #                    oshc++ (oshcxx, oshCC), CMake package, pkg-config file,
 #                    the wrappers' man pages
@@ -39,6 +39,9 @@ The shared library libofishmem, the launcher oshrun (a PMIx server that
 starts the processing elements on this host; the library also runs under
 srun --mpi=pmix and Open MPI's mpirun) and osh_info.")
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
+# The library loads libfabric when a job needs a fabric (dlopen, no
+# DT_NEEDED), so dpkg-shlibdeps cannot see it there: named here.
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "libfabric1")
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_GENERATE_SHLIBS ON)
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libofishmem-dev)

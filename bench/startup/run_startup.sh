@@ -11,6 +11,8 @@
 # Part 1, shm, for each PE count in --pes (default 1 2 4 8; "" skips), runs alternate
 # (one of each per round, so a busy machine hurts every column alike):
 #   ours       PREFIX/bin/oshrun -n N startup
+#   always     the same with SHMEM_FABRIC=always (the fabric opened, libfabric
+#              loaded, as every job did before issue 16)
 #   base       the same program built against --base (e.g. /work/main/build/prefix)
 #   launcher   PREFIX/bin/oshrun -n N /bin/true (the launcher alone)
 #   peer       Open MPI's OSHMEM: /usr/bin/oshrun -np N, in a loopback-only
@@ -120,6 +122,7 @@ ours_run() { # oshrun-prefix npes prog args...
     shift 2
     SHMEM_OFI_PROVIDER=shm "$p/bin/oshrun" -n "$n" --timeout "$TIMEOUT" "$@"
 }
+always_run() { SHMEM_FABRIC=always ours_run "$@"; }
 
 # ---- part 1: shm, 1..8 PEs -----------------------------------------------
 say "part 1: shm, PEs {$PES}, $RUNS runs each, alternating"
@@ -127,10 +130,13 @@ for n in $PES; do
     for r in $(seq 1 "$RUNS"); do
         if [ "$n" = 1 ]; then
             timed shm singleton 1 "$r" env SHMEM_OFI_PROVIDER=shm timeout "$TIMEOUT" "$OUT/bin/ours"
+            timed shm singleton-always 1 "$r" env SHMEM_OFI_PROVIDER=shm SHMEM_FABRIC=always \
+                timeout "$TIMEOUT" "$OUT/bin/ours"
             [ -n "$BASE" ] && timed shm base-singleton 1 "$r" env SHMEM_OFI_PROVIDER=shm \
                 timeout "$TIMEOUT" "$OUT/bin/base"
         fi
         timed shm ours "$n" "$r" ours_run "$PREFIX" "$n" "$OUT/bin/ours"
+        timed shm always "$n" "$r" always_run "$PREFIX" "$n" "$OUT/bin/ours"
         [ -n "$BASE" ] && timed shm base "$n" "$r" ours_run "$BASE" "$n" "$OUT/bin/base"
         timed shm launcher "$n" "$r" "$PREFIX/bin/oshrun" -n "$n" /bin/true
         [ -n "$BASE" ] && timed shm base-launcher "$n" "$r" "$BASE/bin/oshrun" -n "$n" /bin/true
@@ -184,7 +190,7 @@ fi
                 for (i = 2; i <= nn; i++) { t = N[i]; for (j = i - 1; j >= 1 && N[j] > t; j--) N[j + 1] = N[j]; N[j + 1] = t }
                 for (i = 1; i <= nn; i++) hdr = hdr sprintf("%9d", N[i])
                 print ""; print hdr
-                nc = split("singleton base-singleton ours base launcher base-launcher peer shm tcp_rxm", C, " ")
+                nc = split("singleton singleton-always base-singleton ours always base launcher base-launcher peer shm tcp_rxm", C, " ")
                 for (ci = 1; ci <= nc; ci++) {
                     if (!((p "," C[ci]) in cfgs)) continue
                     line = sprintf("%-16s", C[ci])

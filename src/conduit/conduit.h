@@ -39,9 +39,15 @@ typedef struct {
     long fabric_timeout_s;   /**< 0: wait for the fabric forever */
     int yield;               /**< sched_yield while polling */
     int eager_connect;       /**< connect to every PE at init (cdt_wireup) */
+    int no_fabric;           /**< open no fabric (libfabric not even loaded): every peer's
+                                  memory is mapped here (core/init.c decides, job-wide) */
 } cdt_config_t;
 
-/** Opens the fabric: provider choice, domain, address vector, default endpoint. */
+/** Opens the fabric: provider choice, domain, address vector, default endpoint.
+ *  With cfg->no_fabric nothing is opened: contexts have no endpoint, quiet
+ *  and progress have nothing to do, and an operation that would need the
+ *  fabric ends the job naming the peer (it cannot happen when every peer is
+ *  mapped: core/init.c checks). */
 shm_status_t cdt_init(const cdt_config_t *cfg);
 /** Registers [base, base+len) as segment seg (before cdt_connect). */
 shm_status_t cdt_seg_expose(int seg, void *base, size_t len);
@@ -64,7 +70,9 @@ void cdt_poll_idle(void);
 shm_status_t cdt_progress_thread_start(void);
 /** Stops it; before any context it polls is closed. */
 void cdt_progress_thread_stop(void);
-/** Provider in use, e.g. "shm" or "tcp;ofi_rxm". */
+/** Nonzero when cdt_init opened no fabric (cfg->no_fabric). */
+int cdt_no_fabric(void);
+/** Provider in use, e.g. "shm" or "tcp;ofi_rxm"; "none" without a fabric. */
 const char *cdt_provider_name(void);
 /** Human-readable summary of the capability table (SHMEM_INFO). */
 void cdt_info_print(FILE *f);

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* shmem_init / shmem_finalize and the library's state. */
-#define _GNU_SOURCE /* dladdr */
-#include <dlfcn.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,20 +65,28 @@ typedef struct job_settings {
     uint64_t symmetric_size;
     int32_t direct;
     int32_t globals; /* SHMEM_DIRECT_GLOBALS: how AMOs on globals are done, job-wide */
+    int32_t fabric;  /* fabric_needed() said yes (SHMEM_FABRIC, SHMEM_DIRECT_NOMAP, ...) */
+    int32_t whole;   /* not compared: this PE's heap and globals can be mapped whole */
 } job_settings_t;
+
+/* SHMEM_FABRIC (see fabric_needed): why this job opens a fabric, or NULL. */
+static const char *fabric_why;
+static char fabric_why_buf[160];
 
 static job_settings_t job_settings_mine(void)
 {
     job_settings_t s = {.symmetric_size = shm_env_g.SYMMETRIC_SIZE,
                         .direct = shm_env_g.DIRECT ? 1 : 0,
-                        .globals = shm_env_g.DIRECT_GLOBALS ? 1 : 0};
+                        .globals = shm_env_g.DIRECT_GLOBALS ? 1 : 0,
+                        .fabric = fabric_why != NULL,
+                        .whole = shm_rt_g.size == 1 || shm_heap_shared_whole()};
     return s;
 }
 
 static int job_settings_equal(const job_settings_t *a, const job_settings_t *b)
 {
     return a->symmetric_size == b->symmetric_size && a->direct == b->direct &&
-           a->globals == b->globals;
+           a->globals == b->globals && a->fabric == b->fabric;
 }
 
 static job_settings_t job_settings_of(int pe)
@@ -92,23 +97,29 @@ static job_settings_t job_settings_of(int pe)
     return s;
 }
 
-/* Before mapping the same-host heaps: every local peer agrees with PE 0? */
-static void job_settings_wait_local(const job_settings_t *pe0)
+/* Before mapping the same-host heaps: every local peer agrees with PE 0?
+ * Returns the first local PE whose memory cannot be mapped whole, or -1. */
+static int job_settings_wait_local(const job_settings_t *pe0, const job_settings_t *mine)
 {
+    int not_whole = mine->whole ? -1 : shm_state_g.me;
     for (int i = 0; i < shm_rt_g.local_size; i++) {
         int pe = shm_rt_g.local_peers[i];
-        if (pe == shm_state_g.me || pe == 0)
+        if (pe == shm_state_g.me)
             continue;
-        job_settings_t s = job_settings_of(pe);
-        if (job_settings_equal(&s, pe0))
+        job_settings_t s = pe == 0 ? *pe0 : job_settings_of(pe);
+        if (!s.whole && (not_whole < 0 || pe < not_whole))
+            not_whole = pe;
+        if (pe == 0 || job_settings_equal(&s, pe0))
             continue;
         /* PE pe reports it and ends the job; give it ample time. */
         for (int ms = 0; ms < 30000; ms += 10)
             usleep(10000);
-        shm_fatal("PE %d's SHMEM_DIRECT, SHMEM_DIRECT_GLOBALS or SHMEM_SYMMETRIC_SIZE differs "
-                  "from PE 0's and it did not end the job",
+        shm_fatal("PE %d's SHMEM_DIRECT, SHMEM_DIRECT_GLOBALS, SHMEM_SYMMETRIC_SIZE, "
+                  "SHMEM_FABRIC or SHMEM_DIRECT_NOMAP differs from PE 0's and it did not end "
+                  "the job",
                   pe);
     }
+    return not_whole;
 }
 
 static job_settings_t job_settings_check(void)
@@ -129,10 +140,102 @@ static job_settings_t job_settings_check(void)
         shm_fatal("SHMEM_DIRECT_GLOBALS is %d on PE %d but %d on PE 0: it must be the same on "
                   "every PE",
                   mine.globals, shm_state_g.me, pe0.globals);
+    if (mine.fabric != pe0.fabric)
+        shm_fatal("PE %d opens %s fabric (%s) but PE 0 %s: SHMEM_FABRIC and SHMEM_DIRECT_NOMAP "
+                  "must be the same on every PE",
+                  shm_state_g.me, mine.fabric ? "a" : "no", fabric_why_buf,
+                  pe0.fabric ? "does" : "does not");
     return pe0;
 }
 
+/*
+ * SHMEM_FABRIC=auto: a job whose PEs all run on one host, each mapping the
+ * others' heap and globals (SHMEM_DIRECT and SHMEM_DIRECT_GLOBALS on, no
+ * PE in SHMEM_DIRECT_NOMAP), or a job of one PE, moves every byte by copy
+ * and every atomic by CPU atomics: it opens no fabric, and does not even
+ * load libfabric (~0.2 s a process here: docs/SCALING.md). Decided from
+ * what every PE sees alike (host count and the settings checked job-wide:
+ * job_settings_check); whether every PE's memory can be mapped whole comes
+ * with the exchange (fabric_after_none). Returns why a fabric is needed,
+ * or NULL.
+ */
+static const char *fabric_needed(void)
+{
+    const char *mode = shm_env_g.FABRIC;
+    const char *why = NULL;
+    if (strcmp(mode, "always") == 0)
+        why = "SHMEM_FABRIC=always";
+    else if (strcmp(mode, "auto") != 0)
+        shm_fatal("SHMEM_FABRIC='%s' is not valid: expected auto or always", mode);
+    else if (shm_rt_g.nnodes > 1)
+        why = "PEs on more than one host";
+    else if (!shm_env_g.DIRECT)
+        why = "SHMEM_DIRECT=0";
+    else if (!shm_env_g.DIRECT_GLOBALS)
+        why = "SHMEM_DIRECT_GLOBALS=0";
+    else if (shm_env_g.DIRECT_NOMAP && *shm_env_g.DIRECT_NOMAP)
+        why = "SHMEM_DIRECT_NOMAP is set";
+    snprintf(fabric_why_buf, sizeof(fabric_why_buf), "%s",
+             why ? why
+                 : (shm_rt_g.size == 1 ? "one PE" : "all PEs on one host, each mapping the "
+                                                    "others' heap and globals"));
+    return why;
+}
+
 static int init_depth;
+
+/* cdt_init + the segments + the default context. */
+static void fabric_open(const cdt_config_t *cfg, unsigned ctx_flags)
+{
+    shm_status_t st;
+    if ((st = cdt_init(cfg)) != SHM_OK)
+        shm_fatal("network initialisation failed: %s", shm_status_str(st));
+    for (int s = 0; s < SHM_NSEGS; s++)
+        if ((st = cdt_seg_expose(s, (void *)shm_seg_g[s].base, shm_seg_g[s].len)) != SHM_OK)
+            shm_fatal("cannot register %s segment: %s", s == SHM_SEG_HEAP ? "heap" : "data",
+                      shm_status_str(st));
+    if ((st = cdt_ctx_init(&shm_ctx_default_g.cdt, ctx_flags)) != SHM_OK)
+        shm_fatal("default context: %s", shm_status_str(st));
+}
+
+/*
+ * The job went without a fabric, but PE pe's memory cannot be mapped whole
+ * by its peers (its globals could not be moved onto shared memory, or only
+ * part of them): every PE learnt it from the same exchange, so every PE
+ * opens the fabric now and exchanges the addresses in a second fence.
+ */
+static void fabric_after_none(cdt_config_t *cfg, unsigned ctx_flags, int pe)
+{
+    snprintf(fabric_why_buf, sizeof(fabric_why_buf),
+             "PE %d's heap or globals cannot be mapped whole by the other PEs", pe);
+    fabric_why = fabric_why_buf;
+    SHM_INFO(INIT, "opening the fabric after all: %s", fabric_why);
+    cdt_ctx_fini(&shm_ctx_default_g.cdt);
+    cdt_fini();
+    cfg->no_fabric = 0;
+    fabric_open(cfg, ctx_flags);
+    shm_status_t st = cdt_connect();
+    if (st != SHM_OK)
+        shm_fatal("address exchange failed: %s", shm_status_str(st));
+}
+
+/* No fabric: every other PE's heap and globals must be mapped here, whole. */
+static void no_fabric_check_mapped(void)
+{
+    for (int i = 0; i < shm_rt_g.local_size; i++) {
+        int pe = shm_rt_g.local_peers[i];
+        for (int s = 0; s < SHM_NSEGS && pe != shm_state_g.me; s++) {
+            const shm_seg_peers_t *p = &shm_seg_peer_g[s];
+            if (shm_seg_g[s].len == 0 ||
+                (p->base && p->base[pe] && p->lo == 0 && p->len == shm_seg_g[s].len))
+                continue;
+            shm_fatal("PE %d's %s could not be mapped here (see the warning above) and this "
+                      "job opened no fabric to reach it (SHMEM_FABRIC=auto); run with "
+                      "SHMEM_FABRIC=always",
+                      pe, s == SHM_SEG_HEAP ? "heap" : "globals (data+BSS)");
+        }
+    }
+}
 
 /*
  * Where start-up time goes: each phase's wall time, logged under
@@ -210,35 +313,8 @@ static void init_clock_log(const char *what)
         SHM_DEBUG(INIT, "%s %.1f ms: %s ms", what, total, line);
 }
 
-/*
- * libinfinipath (linked into libfabric for its psm provider) installs
- * handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT and SIGTERM
- * when it is loaded, unless IPATH_NO_BACKTRACE is set. They print a
- * backtrace and call exit(1): a PE that crashes or is sent SIGTERM then runs
- * its exit handlers, ours included, and enters shmem_finalize's barrier with
- * the other PEs (a hang, or a job that goes on as if nothing had happened)
- * instead of dying by its signal so that the launcher ends the job. Give
- * those signals their default action back, before libfabric's shm provider
- * (which chains to whatever it finds) installs its own. A handler of the
- * program or of any other library is left alone.
- */
-static void signals_restore_defaults(void)
-{
-    static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT, SIGTERM};
-    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-        struct sigaction sa;
-        Dl_info info;
-        if (sigaction(sigs[i], NULL, &sa) != 0)
-            continue;
-        void *h = (sa.sa_flags & SA_SIGINFO) ? (void *)sa.sa_sigaction : (void *)sa.sa_handler;
-        if (h == (void *)SIG_DFL || h == (void *)SIG_IGN || !dladdr(h, &info) ||
-            info.dli_fname == NULL || strstr(info.dli_fname, "libinfinipath") == NULL)
-            continue;
-        memset(&sa, 0, sizeof(sa));
-        sa.sa_handler = SIG_DFL;
-        sigaction(sigs[i], &sa, NULL);
-    }
-}
+/* libinfinipath's crash-signal handlers (it comes with libfabric) are taken
+ * back where libfabric is loaded: conduit/ofi/ofi_dl.c. */
 
 /*
  * A program that returns from main (or calls exit) without shmem_finalize.
@@ -285,7 +361,6 @@ void shm_core_init(int requested)
         shm_fatal("shmem_init called after shmem_finalize: the library cannot be restarted");
 
     init_clock_start();
-    signals_restore_defaults();
     shm_status_t st = shm_rt_init();
     if (st != SHM_OK)
         shm_fatal("cannot reach the launcher (PMIx): %s", shm_status_str(st));
@@ -319,6 +394,7 @@ void shm_core_init(int requested)
         shm_fatal("symmetric heap: %s", shm_status_str(st));
     init_phase("heap set-up");
 
+    fabric_why = fabric_needed();
     int progress = progress_wanted(shm_env_g.PROGRESS_THREAD, shm_rt_g.size);
     /* The progress thread drives the default endpoint beside the PE's own calls. */
     int thread_safe = requested == SHMEM_THREAD_MULTIPLE || progress;
@@ -340,18 +416,11 @@ void shm_core_init(int requested)
         .fabric_timeout_s = shm_env_g.FABRIC_TIMEOUT,
         .yield = yield_wanted(shm_env_g.YIELD, shm_rt_g.local_size, requested),
         .eager_connect = shm_env_g.OFI_EAGER_CONNECT,
+        .no_fabric = fabric_why == NULL,
     };
-    if ((st = cdt_init(&cfg)) != SHM_OK)
-        shm_fatal("network initialisation failed: %s", shm_status_str(st));
-    init_phase("fabric open");
-    for (int s = 0; s < SHM_NSEGS; s++)
-        if ((st = cdt_seg_expose(s, (void *)shm_seg_g[s].base, shm_seg_g[s].len)) != SHM_OK)
-            shm_fatal("cannot register %s segment: %s", s == SHM_SEG_HEAP ? "heap" : "data",
-                      shm_status_str(st));
     unsigned ctx_flags = requested == SHMEM_THREAD_MULTIPLE ? CDT_CTX_SHARED : 0;
-    if ((st = cdt_ctx_init(&shm_ctx_default_g.cdt, ctx_flags)) != SHM_OK)
-        shm_fatal("default context: %s", shm_status_str(st));
-    init_phase("registration+endpoint");
+    fabric_open(&cfg, ctx_flags);
+    init_phase(cfg.no_fabric ? "no fabric" : "fabric open");
     shm_ctx_default_g.is_default = 1;
     job_settings_t js = job_settings_mine();
     if (shm_rt_put(JOB_SETTINGS_KEY, &js, sizeof(js)) != SHM_OK)
@@ -360,13 +429,19 @@ void shm_core_init(int requested)
         shm_fatal("address exchange failed: %s", shm_status_str(st));
     init_phase("exchange");
     job_settings_t pe0 = job_settings_check();
-    if (direct)
-        job_settings_wait_local(&pe0);
+    int not_whole = direct ? job_settings_wait_local(&pe0, &js) : -1;
+    if (cfg.no_fabric && not_whole >= 0) {
+        fabric_after_none(&cfg, ctx_flags, not_whole);
+        init_phase("fabric open after all");
+    }
+    SHM_INFO(INIT, "%s fabric: %s", fabric_why ? "opened a" : "no", fabric_why_buf);
     /* The exchange was a fence: every local PE's heap object exists now. */
     if (direct && (st = shm_heap_shared_map_peers(shm_rt_g.nspace, shm_rt_g.rank, shm_rt_g.size,
                                                   shm_rt_g.local_peers,
                                                   shm_rt_g.local_size)) != SHM_OK)
         shm_fatal("same-host heap mapping: %s", shm_status_str(st));
+    if (cfg.no_fabric)
+        no_fabric_check_mapped();
     if ((st = cdt_progress_thread_start()) != SHM_OK)
         shm_fatal("cannot start the progress thread");
     init_phase("settings check+peer heaps");
@@ -383,10 +458,15 @@ void shm_core_init(int requested)
     shm_state_g.run_state = SHM_STATE_RUNNING;
     init_depth = 1;
     if (shm_state_g.me == 0 && (shm_env_g.VERSION || shm_env_g.INFO))
-        printf("ofishmem %s (OpenSHMEM %d.%d), %d PEs, provider %s\n", OFISHMEM_VERSION_STRING,
-               SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, shm_state_g.npes, cdt_provider_name());
+        printf("ofishmem %s (OpenSHMEM %d.%d), %d PEs, provider %s%s%s%s\n",
+               OFISHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION,
+               shm_state_g.npes, cdt_provider_name(), fabric_why ? "" : " (no fabric: ",
+               fabric_why ? "" : fabric_why_buf, fabric_why ? "" : ")");
     if (shm_state_g.me == 0 && shm_env_g.INFO) {
         shm_env_print(stdout, &shm_env_g, 0);
+        printf("ofishmem fabric: %s (%s; SHMEM_FABRIC=%s)\n",
+               fabric_why ? "opened" : "none, libfabric not loaded", fabric_why_buf,
+               shm_env_g.FABRIC);
         cdt_info_print(stdout);
         fflush(stdout);
     }

@@ -78,6 +78,9 @@ shm_status_t shm_heap_shared_create(void *addr, size_t len);
 shm_status_t shm_heap_globals_share(const shm_seg_t *seg, shm_seg_share_t *out_p);
 /* Offer a shared segment (the data+BSS memfd stays globals.c's: not closed). */
 void shm_heap_shared_add(int seg, const shm_seg_share_t *sh);
+/* Nonzero when every segment of this PE (the heap; data+BSS when found) is
+ * offered whole to its local peers: they can map all of it (SHMEM_FABRIC). */
+int shm_heap_shared_whole(void);
 /*
  * Before the init exchange: listen for the local peers (abstract Unix
  * socket named from nspace and rank) and publish how to reach us.

@@ -80,6 +80,15 @@ void shm_heap_shared_add(int seg, const shm_seg_share_t *sh)
     own[seg] = *sh;
 }
 
+int shm_heap_shared_whole(void)
+{
+    for (int s = 0; s < SHM_NSEGS; s++)
+        if (shm_seg_g[s].len != 0 &&
+            (own[s].fd < 0 || own[s].lo != 0 || own[s].len != shm_seg_g[s].len))
+            return 0;
+    return 1;
+}
+
 /*
  * Under strict overcommit (vm.overcommit_memory=2) a page of a memfd that
  * cannot be committed is a SIGBUS at the store that touches it; a private

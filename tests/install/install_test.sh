@@ -108,7 +108,7 @@ for prov in shm "tcp;ofi_rxm"; do
 done
 
 out=$(SHMEM_INFO=1 "$P/bin/oshrun" -n 2 --timeout 60 "$tmp/ring" 2>&1) || fail "SHMEM_INFO run: $out"
-for v in SHMEM_SYMMETRIC_SIZE SHMEM_OFI_PROVIDER SHMEM_DEBUG "provider shm"; do
+for v in SHMEM_SYMMETRIC_SIZE SHMEM_OFI_PROVIDER SHMEM_DEBUG SHMEM_FABRIC "provider none" "ofishmem fabric: none"; do
     grep -q "$v" <<<"$out" || fail "SHMEM_INFO=1 output lacks '$v'"
 done
 echo "ok: SHMEM_INFO lists the table"

@@ -22,7 +22,7 @@ probe_np2 | probe_np4)
     expect_ok "probe on $np PEs" "$WORK/out"
     expect_line "probe" "$WORK/out" "launcher_probe: passed .*$np PEs"
     expect_line "probe" "$WORK/out" "^host 0: PEs$(seq -s ' ' -f ' %g' 0 $((np - 1)) | tr -s ' ')$"
-    expect_line "default provider on one host" "$WORK/out" "$np PEs, provider shm"
+    expect_line "no fabric on one host (SHMEM_FABRIC=auto)" "$WORK/out" "$np PEs, provider none"
     ok "mpirun -np $np: rank/size, SHMEM_TEAM_SHARED = all $np PEs, direct path, RMA/AMO"
     ;;
 probe_tcp_np2)
@@ -62,7 +62,7 @@ oshrun_launcher)
         --launcher-arg=plm_rsh_agent --launcher-arg=false "$PROBE" 2 1
     expect_ok "oshrun --launcher=mpirun" "$WORK/out"
     expect_line "probe" "$WORK/out" "launcher_probe: passed .*2 PEs"
-    expect_line "-x SHMEM_VERSION=1 reached the PEs" "$WORK/out" "2 PEs, provider shm"
+    expect_line "-x SHMEM_VERSION=1 reached the PEs" "$WORK/out" "2 PEs, provider none"
     ok "oshrun --launcher=mpirun -n 2 ran the probe"
     out=$("$OSHRUN" --launcher=mpi -n 2 prog 2>&1) && fail "an unknown launcher was accepted"
     grep -q "unknown launcher 'mpi'" <<<"$out" || fail "bad launcher message: $out"

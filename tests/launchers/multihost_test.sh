@@ -82,7 +82,8 @@ probe)
     done
     ;;
 pe_tests)
-    for t in "4 $PE_RMA_TARGETS" "4 $PE_SETUP_QUERY 4" "2 $PE_BARRIER"; do
+    # fabric_mode: two hosts need the fabric (SHMEM_FABRIC=auto): libfabric loaded.
+    for t in "4 $PE_RMA_TARGETS" "4 $PE_SETUP_QUERY 4" "2 $PE_BARRIER" "4 $PE_FABRIC_MODE loaded"; do
         np=${t%% *}
         t=${t#* }
         # shellcheck disable=SC2086  # $t is a program and its argument

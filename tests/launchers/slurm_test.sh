@@ -54,7 +54,7 @@ probe)
         run_job "$W/out" env SHMEM_VERSION=1 "${SRUN[@]}" -n "$np" "$PROBE" "$np" 1
         expect_ok "probe under srun -n $np" "$W/out"
         expect_line "probe" "$W/out" "launcher_probe: passed .*$np PEs"
-        expect_line "default provider on one host" "$W/out" "$np PEs, provider shm"
+        expect_line "no fabric on one host (SHMEM_FABRIC=auto)" "$W/out" "$np PEs, provider none"
         ok "srun --mpi=pmix -n $np: rank/size, SHMEM_TEAM_SHARED, direct path, RMA/AMO"
     done
     run_job "$W/out" "${SRUN[@]}" -n 4 "$RING"
@@ -81,7 +81,7 @@ oshrun_launcher)
     run_job "$W/out" "$OSHRUN" --launcher=srun -n 2 --timeout 60 -x SHMEM_VERSION=1 "$PROBE" 2 1
     expect_ok "oshrun --launcher=srun" "$W/out"
     expect_line "probe" "$W/out" "launcher_probe: passed .*2 PEs"
-    expect_line "-x SHMEM_VERSION=1 reached the PEs" "$W/out" "2 PEs, provider shm"
+    expect_line "-x SHMEM_VERSION=1 reached the PEs" "$W/out" "2 PEs, provider none"
     ok "oshrun --launcher=srun -n 2 ran the probe"
     ;;
 pe_killed)

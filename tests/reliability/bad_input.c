@@ -130,6 +130,8 @@ int main(int argc, char **argv)
             setenv("SHMEM_SYMMETRIC_SIZE", "64M", 1);
         else if (strcmp(mode, "mixed_globals") == 0)
             setenv("SHMEM_DIRECT_GLOBALS", "0", 1);
+        else if (strcmp(mode, "mixed_fabric") == 0)
+            setenv("SHMEM_FABRIC", "always", 1);
     }
     if (strncmp(mode, "mixed_", 6) == 0) {
         shmem_init();

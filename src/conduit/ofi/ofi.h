@@ -73,6 +73,7 @@ typedef struct {
     int progress_running;
     int dflt_wait_fd;         /* the default context's CQ has an FI_WAIT_FD */
     int npeers;               /* peers resolved (cdt_ofi_peer_slow) */
+    int no_fabric;            /* cfg.no_fabric: nothing opened, libfabric not loaded */
 } cdt_ofi_t;
 
 extern cdt_ofi_t cdt_ofi_g;
@@ -97,6 +98,13 @@ void cdt_ofi_idle_pause(void);
  * they drive the endpoints themselves, so the progress thread stands back
  * (ofi_progress.c app_polling). */
 extern unsigned cdt_ofi_app_waiting_g;
+/* Without a fabric (cdt_ofi_g.no_fabric): an operation that needs one ends
+ * the job naming the peer and `what` (ofi_init.c). */
+__attribute__((noreturn, cold)) void cdt_ofi_no_fabric_fatal(int pe, const char *what);
+/* 1 once libfabric is loaded (ofi_dl.c). */
+int cdt_ofi_dl_loaded(void);
+/* Loads libfabric (once): 0, or -1 after one error line naming the file. */
+int cdt_ofi_dl_load(void);
 /* Each PE's host name (64 bytes), published at cdt_connect. */
 #define CDT_OFI_HOST_KEY "ofishmem.host"
 

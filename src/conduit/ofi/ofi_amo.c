@@ -66,6 +66,13 @@ void cdt_ofi_amo_init(void)
         shm_fatal("SHMEM_AMO_NATIVE='%s' is not valid: expected auto, cswap or none", mode);
 
     memset(&cdt_ofi_amo_g, 0, sizeof(cdt_ofi_amo_g));
+    if (cdt_ofi_g.no_fabric) {
+        /* Every PE's heap and globals are mapped (or this is the only PE):
+         * every AMO is a CPU atomic, none needs a path of the conduit. */
+        cdt_ofi_amo_g.heap_cpu = 1;
+        SHM_INFO(AMO, "atomics: CPU atomics on mapped memory (no fabric)");
+        return;
+    }
     /* Injected: the operand is copied at once (the API passes it by value),
      * and delivery-complete: quiet means applied, on every provider. */
     cdt_ofi_amo_g.post_flags = FI_INJECT | FI_DELIVERY_COMPLETE;

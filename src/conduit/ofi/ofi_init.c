@@ -150,11 +150,47 @@ static void fill_caps(const cdt_config_t *cfg)
                                   : 0;
 }
 
+/*
+ * No fabric (cfg->no_fabric): every peer is reached through mapped memory
+ * and every AMO is a CPU atomic, so nothing of libfabric is loaded. The
+ * peer table stays, all zero: an operation that would still go to the
+ * fabric finds no entry and ends the job (cdt_ofi_peer_slow).
+ */
+static shm_status_t init_no_fabric(void)
+{
+    cdt_ofi_g.no_fabric = 1;
+    /* What waits on peers' flags use without a fabric too (cdt_poll_idle). */
+    cdt_ofi_fast_g.yield = cdt_ofi_g.cfg.yield;
+    cdt_ofi_fast_g.peer = calloc((size_t)cdt_ofi_g.cfg.size, sizeof(cdt_ofi_peer_t));
+    if (cdt_ofi_fast_g.peer == NULL)
+        return SHM_ERR_NOMEM;
+    cdt_ofi_amo_init(); /* no paths; heap and globals by CPU atomics */
+    SHM_INFO(OFI, "no fabric opened: every PE's memory is mapped here");
+    return SHM_OK;
+}
+
+int cdt_no_fabric(void)
+{
+    return cdt_ofi_g.no_fabric;
+}
+
+void cdt_ofi_no_fabric_fatal(int pe, const char *what)
+{
+    shm_fatal("%s to PE %d needs the fabric, but this job opened none (SHMEM_FABRIC=auto: all "
+              "PEs on one host, each mapping the others' memory) and PE %d's memory is not "
+              "mapped here; run with SHMEM_FABRIC=always",
+              what, pe, pe);
+}
+
 shm_status_t cdt_init(const cdt_config_t *cfg)
 {
     shm_status_t st;
     memset(&cdt_ofi_g, 0, sizeof(cdt_ofi_g));
     cdt_ofi_g.cfg = *cfg;
+    if (cfg->no_fabric)
+        return init_no_fabric();
+    if (cdt_ofi_dl_load() != 0) /* it said why */
+        return SHM_ERR_FABRIC;
     if ((st = choose_provider(cfg)) != SHM_OK)
         return st;
     fill_caps(cfg);
@@ -186,6 +222,12 @@ shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
 {
     memset(ctx, 0, sizeof(*ctx));
     ctx->flags = flags;
+    if (cdt_ofi_g.no_fabric) {
+        /* No endpoint: nothing is ever issued on it, so its quiet finds
+         * every count equal; the progress thread has nothing to drive. */
+        ctx->last_flush_pe = -1;
+        return SHM_OK;
+    }
     struct fi_cntr_attr cattr = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
     struct fi_cq_attr qattr = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE,
                                .size = 256};
@@ -277,6 +319,11 @@ shm_status_t cdt_seg_expose(int seg, void *base, size_t len)
 {
     if (len == 0)
         return SHM_OK;
+    if (cdt_ofi_g.no_fabric) {
+        cdt_ofi_g.seg_base[seg] = (uint64_t)(uintptr_t)base;
+        cdt_ofi_g.seg_len[seg] = len;
+        return SHM_OK;
+    }
     uint64_t access = FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE;
     OFI_CHECK(fi_mr_reg(cdt_ofi_g.domain, base, len, access, 0, (uint64_t)seg + 1, 0,
                         &cdt_ofi_g.mr[seg], NULL),
@@ -288,22 +335,26 @@ shm_status_t cdt_seg_expose(int seg, void *base, size_t len)
 
 shm_status_t cdt_connect(void)
 {
-    ofi_card_t card = {0};
-    size_t namelen = sizeof(card.name);
-    OFI_CHECK(fi_getname(&cdt_ofi_g.dflt->ep->fid, card.name, &namelen), "fi_getname");
-    card.namelen = (uint32_t)namelen;
-    for (int s = 0; s < SHM_NSEGS; s++) {
-        card.seg[s].base = cdt_ofi_g.caps.mr_virt_addr ? cdt_ofi_g.seg_base[s] : 0;
-        card.seg[s].key = cdt_ofi_g.mr[s] ? fi_mr_key(cdt_ofi_g.mr[s]) : 0;
+    shm_status_t st = SHM_OK;
+    if (!cdt_ofi_g.no_fabric) {
+        ofi_card_t card = {0};
+        size_t namelen = sizeof(card.name);
+        OFI_CHECK(fi_getname(&cdt_ofi_g.dflt->ep->fid, card.name, &namelen), "fi_getname");
+        card.namelen = (uint32_t)namelen;
+        for (int s = 0; s < SHM_NSEGS; s++) {
+            card.seg[s].base = cdt_ofi_g.caps.mr_virt_addr ? cdt_ofi_g.seg_base[s] : 0;
+            card.seg[s].key = cdt_ofi_g.mr[s] ? fi_mr_key(cdt_ofi_g.mr[s]) : 0;
+        }
+        st = shm_rt_put(OFI_KEY, &card, sizeof(card));
     }
-    shm_status_t st = shm_rt_put(OFI_KEY, &card, sizeof(card));
-    char host[64] = {0};
-    gethostname(host, sizeof(host) - 1);
+    static char host[64]; /* kept: core/init.c may connect twice (a fabric after none) */
+    if (st == SHM_OK && !host[0])
+        gethostname(host, sizeof(host) - 1);
     if (st == SHM_OK) /* read only to name a peer in an error report */
         st = shm_rt_put(CDT_OFI_HOST_KEY, host, sizeof(host));
     /* Eager wire-up reads every card at once: then let the fence bring them
      * all. Otherwise each is fetched from the launcher on first contact. */
-    int eager = cdt_ofi_g.cfg.eager_connect;
+    int eager = cdt_ofi_g.cfg.eager_connect && !cdt_ofi_g.no_fabric;
     if (st == SHM_OK)
         st = shm_rt_exchange(eager);
     if (st != SHM_OK)
@@ -328,6 +379,8 @@ const cdt_ofi_peer_t *cdt_ofi_peer_slow(int pe)
 {
     pthread_mutex_t *lock = &av_lock;
     cdt_ofi_peer_t *p = &cdt_ofi_fast_g.peer[pe];
+    if (cdt_ofi_g.no_fabric)
+        cdt_ofi_no_fabric_fatal(pe, "an operation");
     pthread_mutex_lock(lock);
     if (__atomic_load_n(&p->addr1, __ATOMIC_ACQUIRE) != 0) {
         pthread_mutex_unlock(lock);
@@ -390,11 +443,18 @@ void cdt_fini(void)
 
 const char *cdt_provider_name(void)
 {
+    if (cdt_ofi_g.no_fabric)
+        return "none";
     return cdt_ofi_g.prov_name[0] ? cdt_ofi_g.prov_name : "(none)";
 }
 
 void cdt_info_print(FILE *f)
 {
+    if (cdt_ofi_g.no_fabric) {
+        fprintf(f, "ofishmem conduit: no fabric (libfabric not loaded); every transfer a copy "
+                   "into mapped memory, every atomic a CPU atomic; no progress thread\n");
+        return;
+    }
     const cdt_ofi_caps_t *c = &cdt_ofi_g.caps;
     fprintf(f, "ofishmem conduit: libfabric %u.%u, provider %s, domain %s\n",
             FI_MAJOR(fi_version()), FI_MINOR(fi_version()), cdt_provider_name(),

@@ -236,6 +236,8 @@ shm_status_t cdt_msg_open(const cdt_msg_cfg_t *cfg, cdt_msg_ep_t **ep_p)
 {
     const char *prov = resolve_provider(cfg);
     cdt_msg_dom_t *dom;
+    if (cdt_ofi_dl_load() != 0) /* it said why */
+        return SHM_ERR_FABRIC;
     shm_status_t st = dom_get(prov, !!cfg->thread_safe, &dom);
     if (st != SHM_OK)
         return st;

@@ -212,6 +212,8 @@ int rpc_harvest(orpc_t *r)
         if (rpc_sq_nconns(r) > 0 && (++r->sq_tick & 15) != 0)
             return m;
     }
+    if (r->ep == NULL) /* a same-host-only client */
+        return m;
     int n = cdt_msg_poll(r->ep, ev, 16);
     for (int i = 0; i < n; i++) {
         cdt_msg_event_t *e = &ev[i];
@@ -284,7 +286,9 @@ void *rpc_progress_main(void *arg)
     while (!r->thr_stop) {
         /* The provider's own work (e.g. rxm serving a peer's read) runs
          * without our lock, so application calls are not held up by it. */
-        cdt_msg_progress(r->ep);
+        cdt_msg_ep_t *ep = __atomic_load_n(&r->ep, __ATOMIC_ACQUIRE);
+        if (ep) /* (a same-host-only client has none, until a peer needs one) */
+            cdt_msg_progress(ep);
         rpc_lock(r);
         int n = rpc_progress_once(r);
         rpc_unlock(r);
@@ -322,7 +326,7 @@ int rpc_progress_one(orpc_t *r, int timeout_ms)
     rpc_idle_t idle = RPC_IDLE_INIT;
     for (;;) {
         rpc_lock(r);
-        int n = r->ep ? rpc_progress_once(r) : 0;
+        int n = r->ep || r->sq ? rpc_progress_once(r) : 0;
         rpc_unlock(r);
         if (n > 0 || timeout_ms <= 0 || rpc_now_ns() >= until)
             return n;

@@ -79,7 +79,7 @@ typedef struct {
 
 struct rpc_sq {
     int listen;
-    cdt_msg_ep_t *ep;
+    const char *prov;       /* the instance's provider name (graves: its files) */
     sq_grave_t graves[SQ_MAX_CONNS]; /* server: the thread's; client: progress's */
     int ngraves;
     char name[17];
@@ -184,7 +184,7 @@ static void graves_check(rpc_sq_t *s, int wait_ms)
         int gone = poll(&p, 1, wait_ms) > 0;
         if (gone) {
             SHM_DEBUG(RPC, "same-host peer pid %d exited: sweeping what it left", (int)g->pid);
-            cdt_msg_sweep_dead(s->ep, g->pid);
+            cdt_msg_sweep_dead_on(s->prov, g->pid); /* (no endpoint needed) */
         }
         if (gone || now > g->until) {
             close(g->pidfd);
@@ -389,7 +389,7 @@ void rpc_sq_open(orpc_t *r)
         return;
     s->lfd = s->bell_fd = s->stop[0] = s->stop[1] = -1;
     s->listen = r->listen;
-    s->ep = r->ep;
+    s->prov = r->prov;
     /* Every request, call and control message has at most one send out. */
     r->sq_sent = calloc((size_t)(r->nreqs + r->ncalls + RPC_NCTL), sizeof(*r->sq_sent));
     if (r->sq_sent == NULL) {
@@ -484,6 +484,16 @@ int rpc_sq_addr_opt(orpc_t *r, char *buf, size_t len)
 }
 
 /* ---------------------------------------------------------------- client */
+
+int rpc_sq_addr_local(const char *addr)
+{
+    const char *o = strstr(addr, SQ_OPT);
+    if (!shm_env_g.RPC_SAME_HOST || o == NULL || host_id()[0] == '\0')
+        return 0;
+    o += strlen(SQ_OPT);
+    size_t hl = strlen(host_id());
+    return strncmp(o, host_id(), hl) == 0 && o[hl] == '.';
+}
 
 rpc_sq_conn_t *rpc_sq_connect(orpc_t *r, const char *addr, size_t srv_max_req)
 {

@@ -240,6 +240,8 @@ struct orpc {
     void **sq_sent;       /* sends the rings took, their completions not yet handled */
     int sq_nsent;
     unsigned sq_tick, sweep_tick; /* provider polls skipped; progress calls since a sweep */
+    int prov_heard;       /* the provider gave events since the progress thread last looked */
+    uint64_t prov_last_ns; /* when it last saw that (progress.c thread_idle) */
     int listen, multi_recv, mr_cache_on, use_thread;
     char prov[64];
     uint8_t self_addr[RPC_ADDR_MAX];

@@ -3,6 +3,7 @@
  * Progress: completions of the message endpoint become receives, errors and
  * transfer ends; the progress thread and orpc_progress drive them.
  */
+#include <sched.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -285,19 +286,20 @@ int rpc_progress_once(orpc_t *r)
 /* ------------------------------------------------- the thread's idleness */
 
 /*
- * A progress thread that found nothing: with work out that needs this
+ * A progress thread that found nothing. With work out that needs this
  * process's progress (transfers, responses or requests in flight on the
- * provider: tcp;ofi_rxm moves data only while we poll), the waits' own
+ * provider: tcp;ofi_rxm moves data only while we poll): the waits' own
  * policy (rpc_idle_on: yield for RPC_IDLE_YIELD_NS, then sleep). With none,
- * it polls for RPC_THR_SPIN_NS more and then sleeps at once, so that a
- * context called now and then does not yield away 2 ms after every call
- * (4 contexts called 150 times a second used 26-37 % of a core so). A
- * same-host client's message wakes the sleeper (the doorbell); the
- * provider is polled after each sleep, every RPC_THR_SLEEP1_NS during the
- * first RPC_THR_SLEEP1_FOR_NS of its quiet, then as rpc_idle_on does. With
- * same-host queues, the provider's quiet counts from its own last event:
- * a context that only same-host clients call sleeps 1 ms at a time between
- * their calls (waking 5000 times a second instead cost ~10 % of a core).
+ * it yields as long only when its last idle stretch was shorter (a busy
+ * context: the next call comes soon, a sleeper's wake-up would cost it);
+ * after a longer one (a context called now and then) it yields
+ * RPC_THR_SPIN_NS and then sleeps: 4 contexts called 150 times a second
+ * yielded 26-42 % of a core away in 2 ms stretches. A same-host client's
+ * message wakes the sleeper (the doorbell); the provider is polled after
+ * each sleep, every RPC_THR_SLEEP1_NS during the first
+ * RPC_THR_SLEEP1_FOR_NS of its quiet, then as rpc_idle_on does. With
+ * same-host queues the provider's quiet counts from its own last event, so
+ * a context that only same-host clients call sleeps 1 ms at a time.
  */
 #define RPC_THR_SPIN_NS 50000ull
 #define RPC_THR_SLEEP1_NS 50000L
@@ -323,7 +325,8 @@ static int work_out(orpc_t *r)
     return 0;
 }
 
-static void thread_idle(orpc_t *r, rpc_idle_t *idle)
+/* last_gap: how long the thread's previous idle stretch lasted. */
+static void thread_idle(orpc_t *r, rpc_idle_t *idle, uint64_t last_gap)
 {
     if (idle->n < 16) {
         idle->n++;
@@ -333,12 +336,12 @@ static void thread_idle(orpc_t *r, rpc_idle_t *idle)
     if (idle->since == 0)
         idle->since = now;
     uint64_t idle_ns = now - idle->since;
-    if (idle_ns < RPC_THR_SPIN_NS)
+    if (idle_ns < (last_gap < RPC_IDLE_YIELD_NS ? RPC_IDLE_YIELD_NS : RPC_THR_SPIN_NS)) {
+        sched_yield();
         return;
+    }
     rpc_lock(r);
     int out = work_out(r);
-    if (!out && r->sq)
-        rpc_sq_check(r);
     rpc_unlock(r);
     if (out) {
         rpc_idle_on(idle, r, NULL);
@@ -366,6 +369,7 @@ void *rpc_progress_main(void *arg)
 {
     orpc_t *r = arg;
     rpc_idle_t idle = RPC_IDLE_INIT;
+    uint64_t last_gap = 0;
     while (!r->thr_stop) {
         /* The provider's own work (e.g. rxm serving a peer's read) runs
          * without our lock, so application calls are not held up by it. */
@@ -375,10 +379,14 @@ void *rpc_progress_main(void *arg)
         rpc_lock(r);
         int n = rpc_progress_once(r);
         rpc_unlock(r);
-        if (n)
+        if (n) {
+            /* (work right after work, e.g. a response's completion, is no gap) */
+            if (idle.since)
+                last_gap = rpc_now_ns() - idle.since;
             rpc_idle_reset(&idle);
-        else
-            thread_idle(r, &idle);
+        } else {
+            thread_idle(r, &idle, last_gap);
+        }
     }
     return NULL;
 }

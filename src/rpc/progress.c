@@ -342,14 +342,14 @@ static void thread_idle(orpc_t *r, rpc_idle_t *idle, uint64_t last_gap)
     }
     rpc_lock(r);
     int out = work_out(r);
+    if (r->prov_heard) {
+        r->prov_heard = 0;
+        r->prov_last_ns = now;
+    }
     rpc_unlock(r);
     if (out) {
         rpc_idle_on(idle, r, NULL);
         return;
-    }
-    if (r->prov_heard) {
-        r->prov_heard = 0;
-        r->prov_last_ns = now;
     }
     uint64_t quiet = idle_ns;
     if (r->sq && now - r->prov_last_ns > quiet)

@@ -488,31 +488,25 @@ int rpc_sq_addr_opt(orpc_t *r, char *buf, size_t len)
 int rpc_sq_addr_local(const char *addr)
 {
     const char *o = strstr(addr, SQ_OPT);
-    if (!shm_env_g.RPC_SAME_HOST || o == NULL || host_id()[0] == '\0')
-        return 0;
-    o += strlen(SQ_OPT);
     size_t hl = strlen(host_id());
-    return strncmp(o, host_id(), hl) == 0 && o[hl] == '.';
+    return shm_env_g.RPC_SAME_HOST && o && hl && strncmp(o + strlen(SQ_OPT), host_id(), hl) == 0 &&
+           o[strlen(SQ_OPT) + hl] == '.';
 }
 
 rpc_sq_conn_t *rpc_sq_connect(orpc_t *r, const char *addr, size_t srv_max_req)
 {
     rpc_sq_t *s = r->sq;
-    const char *o = strstr(addr, SQ_OPT);
-    if (s == NULL || o == NULL || s->nactive >= SQ_MAX_CONNS)
+    if (s == NULL || strstr(addr, SQ_OPT) == NULL || s->nactive >= SQ_MAX_CONNS)
         return NULL;
-    o += strlen(SQ_OPT);
-    const char *hid = host_id();
-    size_t hl = strlen(hid);
-    if (strncmp(o, hid, hl) != 0 || o[hl] != '.') {
+    if (!rpc_sq_addr_local(addr)) {
         SHM_DEBUG(RPC, "server on another host: through the provider");
         return NULL;
     }
+    const char *o = strstr(addr, SQ_OPT) + strlen(SQ_OPT) + strlen(host_id()) + 1;
     char name[17];
-    size_t nl = strspn(o + hl + 1, "0123456789abcdef");
-    if (nl != 16)
+    if (strspn(o, "0123456789abcdef") != 16)
         return NULL;
-    memcpy(name, o + hl + 1, 16);
+    memcpy(name, o, 16);
     name[16] = '\0';
 
     rpc_sq_conn_t *c = calloc(1, sizeof(*c));

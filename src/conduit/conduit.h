@@ -147,6 +147,8 @@ const char *cdt_msg_provider(const cdt_msg_ep_t *ep);
  * process cannot remove itself (shm 1.17: /dev/shm/<pid>:...).
  */
 void cdt_msg_sweep_dead(const cdt_msg_ep_t *ep, int pid);
+/* The same by provider name, without an endpoint (a same-host-only RPC client). */
+void cdt_msg_sweep_dead_on(const char *prov, int pid);
 /**
  * The pid of the process behind a peer's raw name, where the provider puts
  * it there (a same-host provider: shm 1.17 names "<pid>:<ep>:<dom>"); 0

@@ -87,6 +87,11 @@ static int reg_range(orpc_t *r, char *buf, size_t len, unsigned access, rpc_mr_t
     if (m) {
         r->st.mr_cache_hits++;
     } else {
+        /* A same-host-only client registers for a peer that needs it: the
+         * endpoint opens now. */
+        int rc = rpc_need_endpoint(r);
+        if (rc != ORPC_OK)
+            return rc;
         cdt_bulk_reg_t reg;
         shm_status_t st = cdt_bulk_expose(r->ep, buf, len, access, &reg);
         if (st != SHM_OK)
@@ -135,7 +140,7 @@ static int expose_check(orpc_t *r, orpc_bulk_t **bulk_p, unsigned access, const 
 {
     if (r == NULL || bulk_p == NULL || access == 0 || (access & ~(unsigned)ORPC_BULK_RW))
         return ORPC_EINVAL;
-    if (r->ep == NULL) {
+    if (r->ep == NULL && r->sq == NULL) {
         shm_error("%s: look a server up first (the endpoint opens then)", what);
         return ORPC_EINVAL;
     }
@@ -421,9 +426,11 @@ int rpc_bulk_encode_locked(orpc_bulk_t *b, orpc_peer_t *p, void *out)
         if (rc != ORPC_OK)
             return rc;
     }
+    uint8_t self_len;
+    const uint8_t *self = rpc_self_name(r, p, &self_len);
     rpc_bulk_wire_t w = {.addr = (uint64_t)(uintptr_t)b->buf, .len = b->len, .key = b->reg.key,
                          .rbase = b->reg.rbase, .access = (uint8_t)b->access,
-                         .owner_len = r->self_alen, .kind = (uint8_t)b->kind};
+                         .owner_len = self_len, .kind = (uint8_t)b->kind};
     if (b->kind == RPC_BULK_LIST) {
         w.key = w.rbase = 0;
         w.nseg = (uint32_t)b->nseg;
@@ -442,7 +449,7 @@ int rpc_bulk_encode_locked(orpc_bulk_t *b, orpc_peer_t *p, void *out)
     w.ttl_ms = (uint32_t)((end - now) / 1000000ull);
     if (w.ttl_ms == 0)
         return ORPC_EEXPIRED;
-    memcpy(w.owner, r->self_addr, r->self_alen);
+    memcpy(w.owner, self, self_len);
     rpc_bulk_encode(out, &w, p->auth);
     if (b->first_enc_ns == 0)
         b->first_enc_ns = now;

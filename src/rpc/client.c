@@ -136,6 +136,11 @@ int rpc_peer_lookup(orpc_t *r, const char *addr, const uint8_t key[RPC_AUTH_LEN]
     /* Same host: the server's queues, when its address offers them. */
     if (r->sq && p->sq == NULL && (p->sq = rpc_sq_connect(r, addr, p->max_req)) != NULL)
         p->sq->peer = p;
+    int rc = rpc_peer_route(r, p);
+    if (rc != ORPC_OK) {
+        rpc_peer_unref(r, p);
+        return rc;
+    }
     *peer_p = p;
     return ORPC_OK;
 }
@@ -154,7 +159,7 @@ RPC_EXPORT int orpc_lookup(orpc_t *r, const char *addr, const char *auth, orpc_p
     if (rc != ORPC_OK)
         return rc;
     rpc_lock(r);
-    if (r->ep == NULL && (rc = rpc_open_endpoint(r, prov)) != ORPC_OK) {
+    if ((rc = rpc_open_client(r, prov, addr)) != ORPC_OK) {
         rpc_unlock(r);
         return rc;
     }
@@ -295,11 +300,13 @@ static int req_start(orpc_t *r, orpc_peer_t *p, uint64_t id, const void *in, siz
     size_t pay_len = ab ? 0 : in_len;
     if (x) /* the collective header follows the wire header, like descriptors */
         extra = x->prelen;
+    uint8_t h_alen;
+    const uint8_t *h_addr = rpc_self_name(r, p, &h_alen);
     rpc_hdr_t h = {.type = RPC_T_REQ, .flags = flags, .rpc_id = id,
                    .req_id = (uint64_t)q->gen << 32 | q->idx,
                    .timeout_ms = (uint32_t)timeout_ms,
                    .payload_len = (uint32_t)(extra + pay_len), .status = r->resp_cap,
-                   .addr = r->self_addr, .addr_len = r->self_alen};
+                   .addr = h_addr, .addr_len = h_alen};
     memcpy(h.auth, p->auth, RPC_AUTH_LEN);
     size_t hl = rpc_wire_encode(q->hdr, sizeof(q->hdr), &h);
     /* The descriptors follow the header in the same piece of the message. */

@@ -91,6 +91,27 @@ RPC_EXPORT int orpc_call_context(orpc_call_t *call)
 
 /* ---------------------------------------------------------------- client */
 
+/* The contexts of one service, as looked up: if some know this client by
+ * its same-host name and some by its fabric one, all get the fabric one
+ * (the endpoint opened now where it was not). Lock held. */
+static int same_name_everywhere(orpc_t *r, orpc_peer_t **subs, int n)
+{
+    int sq_named = 0;
+    for (int i = 0; i < n; i++)
+        sq_named += subs[i]->sq_self;
+    if (sq_named == 0 || sq_named == n)
+        return ORPC_OK;
+    for (int i = 0; i < n; i++) {
+        if (subs[i]->talked && subs[i]->sq_self)
+            continue; /* (shared with an earlier lookup: it keeps its name) */
+        subs[i]->sq_self = 0;
+        int rc = rpc_peer_to_fabric(r, subs[i]);
+        if (rc != ORPC_OK)
+            return rc;
+    }
+    return ORPC_OK;
+}
+
 /*
  * The handle for the server at addr whose context 0 is p (lock held, one
  * reference to p taken): p itself for a one-context server; else a service
@@ -122,6 +143,11 @@ int rpc_ctx_lookup(orpc_t *r, orpc_peer_t *p, const char *addr, orpc_peer_t **sv
         else if ((rc = rpc_peer_lookup(r, one, p->auth, &s)) == ORPC_OK)
             subs[got++] = s;
     }
+    /* One name for us over the whole service (a descriptor encoded for the
+     * handle goes to any context): the same-host one only when every
+     * context knows us by it. */
+    if (rc == ORPC_OK)
+        rc = same_name_everywhere(r, subs, got);
     orpc_peer_t *svc = NULL;
     if (rc == ORPC_OK && ((svc = calloc(1, sizeof(*svc))) == NULL ||
                           (svc->ctxp = malloc((size_t)n * sizeof(*svc->ctxp))) == NULL)) {

@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "core/env.h"
@@ -129,6 +130,16 @@ RPC_EXPORT void orpc_opts_init(orpc_opts_t *o)
     o->mr_cache = -1;
 }
 
+static int start_thread(orpc_t *r)
+{
+    if (!r->use_thread || r->thr_running)
+        return ORPC_OK;
+    if (pthread_create(&r->thr, NULL, rpc_progress_main, r) != 0)
+        return ORPC_ENOMEM;
+    r->thr_running = 1;
+    return ORPC_OK;
+}
+
 int rpc_open_endpoint(orpc_t *r, const char *prov)
 {
     /* A client's rxm endpoint without the shared receive context costs ~3 ms
@@ -137,27 +148,75 @@ int rpc_open_endpoint(orpc_t *r, const char *prov)
     if (!r->listen)
         setenv("FI_OFI_RXM_USE_SRX", "0", 0);
     cdt_msg_cfg_t cfg = {.provider = prov, .thread_safe = r->use_thread};
-    shm_status_t st = cdt_msg_open(&cfg, &r->ep);
+    cdt_msg_ep_t *ep = NULL;
+    shm_status_t st = cdt_msg_open(&cfg, &ep);
     if (st != SHM_OK)
         return rpc_rc(st);
-    snprintf(r->prov, sizeof(r->prov), "%s", cdt_msg_provider(r->ep));
+    snprintf(r->prov, sizeof(r->prov), "%s", cdt_msg_provider(ep));
     size_t alen = sizeof(r->self_addr);
-    if ((st = cdt_msg_name(r->ep, r->self_addr, &alen)) != SHM_OK)
+    if ((st = cdt_msg_name(ep, r->self_addr, &alen)) != SHM_OK) {
+        cdt_msg_close(ep);
         return rpc_rc(st);
+    }
     r->self_alen = (uint8_t)alen;
+    /* Published last: a same-host-only client's progress thread reads it
+     * without the lock (rpc_progress_main). */
+    __atomic_store_n(&r->ep, ep, __ATOMIC_RELEASE);
     int rc = rpc_pool_init(r);
     if (rc != ORPC_OK)
         return rc;
-    rpc_sq_open(r); /* same-host queues, unless off or unavailable */
-    if (r->use_thread) {
-        if (pthread_create(&r->thr, NULL, rpc_progress_main, r) != 0)
-            return ORPC_ENOMEM;
-        r->thr_running = 1;
-    }
+    if (r->sq == NULL) /* (a same-host-only client has them already) */
+        rpc_sq_open(r); /* same-host queues, unless off or unavailable */
+    if ((rc = start_thread(r)) != ORPC_OK)
+        return rc;
     SHM_INFO(RPC, "%s instance on %s (%s, %s domain)", r->listen ? "server" : "client", r->prov,
              r->multi_recv ? "multi-recv" : "one buffer per request",
              cdt_msg_in_pe_domain(r->ep) ? "the PE's" : "own");
     return ORPC_OK;
+}
+
+/* The name a same-host-only client gives itself (rpc_sq_name_is). */
+static int make_sq_name(orpc_t *r)
+{
+    uint8_t *n = r->sq_self;
+    memcpy(n, "orpc-sq", 8);
+    uint64_t pid = (uint64_t)getpid();
+    memcpy(n + 8, &pid, 8);
+    if (getrandom(n + 16, 8, 0) != 8)
+        return ORPC_EFABRIC;
+    r->sq_self_alen = RPC_SQ_NAME_LEN;
+    return ORPC_OK;
+}
+
+int rpc_open_client(orpc_t *r, const char *prov, const char *addr)
+{
+    if (r->ep || r->sq)
+        return ORPC_OK;
+    /* A server on this host that offers its queues: no fabric yet (opening
+     * one loads and initialises libfabric and its providers: ~0.2 s here). */
+    if (rpc_sq_addr_local(addr)) {
+        snprintf(r->prov, sizeof(r->prov), "%s", prov);
+        rpc_sq_open(r);
+        if (r->sq && make_sq_name(r) == ORPC_OK) {
+            int rc = start_thread(r);
+            if (rc != ORPC_OK)
+                return rc;
+            SHM_INFO(RPC, "client instance: same-host queues only, no fabric endpoint "
+                          "until a peer needs one");
+            return ORPC_OK;
+        }
+        r->sq_self_alen = 0; /* the queues are off or unavailable: the provider */
+    }
+    return rpc_open_endpoint(r, prov);
+}
+
+int rpc_need_endpoint(orpc_t *r)
+{
+    if (r->ep)
+        return ORPC_OK;
+    SHM_INFO(RPC, "client instance: a peer needs the fabric (%s): opening its endpoint",
+             r->prov);
+    return rpc_open_endpoint(r, r->prov);
 }
 
 static int setup_auth(orpc_t *r, const orpc_opts_t *o)
@@ -355,7 +414,7 @@ void rpc_thread_stop(orpc_t *r)
 static int close_one(orpc_t *r)
 {
     rpc_thread_stop(r);
-    if (r->ep) {
+    if (r->ep || r->sq) {
         rpc_coll_close(r);
         /* Say goodbye to the servers we looked up, and let the messages go. */
         for (int i = 0; i < r->npeers; i++) {
@@ -383,7 +442,8 @@ static int close_one(orpc_t *r)
         }
         rpc_sq_close(r);
         rpc_bulk_fini(r);
-        cdt_msg_close(r->ep);
+        if (r->ep)
+            cdt_msg_close(r->ep);
     }
     for (int i = 0; i < r->ncalls; i++) {
         free(r->calls[i].in_heap);

@@ -50,6 +50,8 @@ static int kept_take(orpc_t *r, cdt_peer_t fa)
  */
 static void peer_av_forget(orpc_t *r, orpc_peer_t *p)
 {
+    if (p->fa == CDT_PEER_NONE)
+        return; /* same-host only: in no address vector */
     if (strcmp(r->prov, "shm") != 0) {
         cdt_msg_remove(r->ep, p->fa);
         return;
@@ -60,6 +62,43 @@ static void peer_av_forget(orpc_t *r, orpc_peer_t *p)
         r->nkept--;
     }
     r->kept[r->nkept++] = p->fa;
+}
+
+/* Inserts a peer's address into the address vector (lock held, endpoint open). */
+static int av_enter(orpc_t *r, const uint8_t *addr, size_t alen, cdt_peer_t *fa_p)
+{
+    cdt_peer_t fa;
+    if (cdt_msg_insert(r->ep, addr, alen, &fa) != SHM_OK)
+        return ORPC_EFABRIC;
+    if (!kept_take(r, fa)) /* else a forgotten peer again: its kept entry is in use again */
+        r->av_inserts++;
+    if (fa >= r->by_fa_cap) {
+        size_t cap = r->by_fa_cap ? r->by_fa_cap : 64;
+        while (cap <= fa)
+            cap *= 2;
+        orpc_peer_t **nb = realloc(r->by_fa, cap * sizeof(*nb));
+        if (nb == NULL) {
+            cdt_msg_remove(r->ep, fa);
+            return ORPC_ENOMEM;
+        }
+        memset(nb + r->by_fa_cap, 0, (cap - r->by_fa_cap) * sizeof(*nb));
+        r->by_fa = nb;
+        r->by_fa_cap = cap;
+    }
+    *fa_p = fa;
+    return ORPC_OK;
+}
+
+int rpc_peer_to_fabric(orpc_t *r, orpc_peer_t *p)
+{
+    if (p->fa != CDT_PEER_NONE)
+        return ORPC_OK;
+    if (rpc_sq_name_is(p->addr, p->alen))
+        return ORPC_EPEER; /* a same-host-only client: no fabric name to reach */
+    int rc = rpc_need_endpoint(r);
+    if (rc == ORPC_OK && (rc = av_enter(r, p->addr, p->alen, &p->fa)) == ORPC_OK)
+        r->by_fa[p->fa] = p;
+    return rc;
 }
 
 /*
@@ -80,24 +119,11 @@ orpc_peer_t *rpc_peer_new(orpc_t *r, const uint8_t *addr, size_t alen)
             return NULL;
         rpc_peer_reclaim(r, old);
     }
-    cdt_peer_t fa;
-    if (cdt_msg_insert(r->ep, addr, alen, &fa) != SHM_OK)
+    /* A client's same-host name, or no endpoint of ours yet (a same-host-only
+     * client): no address-vector entry until one is needed (rpc_peer_to_fabric). */
+    cdt_peer_t fa = CDT_PEER_NONE;
+    if (r->ep && !rpc_sq_name_is(addr, alen) && av_enter(r, addr, alen, &fa) != ORPC_OK)
         return NULL;
-    if (!kept_take(r, fa)) /* else a forgotten peer again: its kept entry is in use again */
-        r->av_inserts++;
-    if (fa >= r->by_fa_cap) {
-        size_t cap = r->by_fa_cap ? r->by_fa_cap : 64;
-        while (cap <= fa)
-            cap *= 2;
-        orpc_peer_t **nb = realloc(r->by_fa, cap * sizeof(*nb));
-        if (nb == NULL) {
-            cdt_msg_remove(r->ep, fa);
-            return NULL;
-        }
-        memset(nb + r->by_fa_cap, 0, (cap - r->by_fa_cap) * sizeof(*nb));
-        r->by_fa = nb;
-        r->by_fa_cap = cap;
-    }
     int i = r->peer_free;
     orpc_peer_t *p = &r->peers[i];
     r->peer_free = p->next;
@@ -111,7 +137,8 @@ orpc_peer_t *rpc_peer_new(orpc_t *r, const uint8_t *addr, size_t alen)
     uint32_t h = addr_hash(addr, alen);
     p->next = r->peer_hash[h];
     r->peer_hash[h] = i;
-    r->by_fa[fa] = p;
+    if (fa != CDT_PEER_NONE)
+        r->by_fa[fa] = p;
     r->st.peers_live++;
     SHM_DEBUG(RPC, "new peer at address-vector entry %llu (%llu live)", (unsigned long long)fa,
               (unsigned long long)r->st.peers_live);
@@ -142,6 +169,24 @@ void rpc_peer_reclaim(orpc_t *r, orpc_peer_t *p)
     r->peer_free = idx;
     r->st.peers_live--;
     r->st.peers_reclaimed++;
+}
+
+/*
+ * Client side, after a lookup tried the same-host queues: a server they
+ * reach and that copies our bulk data itself knows us by our same-host name
+ * when we have one (then no endpoint is needed); any other goes through the
+ * provider (its endpoint opened now, the peer put in the address vector).
+ */
+int rpc_peer_route(orpc_t *r, orpc_peer_t *p)
+{
+    if (p->refs > 1 || p->talked)
+        return ORPC_OK; /* looked up before: its route stands */
+    if (r->sq_self_alen && rpc_sq_copies(p->sq)) {
+        p->sq_self = 1;
+        return ORPC_OK;
+    }
+    p->sq_self = 0;
+    return rpc_peer_to_fabric(r, p);
 }
 
 /* Forget a peer as soon as nothing refers to it any more. */
@@ -206,10 +251,8 @@ void rpc_ctl_send(orpc_t *r, orpc_peer_t *p, int type, uint64_t req_id, int stat
         return;
     rpc_hdr_t h = {.type = (uint8_t)type, .req_id = req_id, .status = status};
     memcpy(h.auth, auth, RPC_AUTH_LEN);
-    if (type == RPC_T_BYE) {
-        h.addr = r->self_addr;
-        h.addr_len = r->self_alen;
-    }
+    if (type == RPC_T_BYE)
+        h.addr = rpc_self_name(r, p, &h.addr_len);
     size_t hl = rpc_wire_encode(c->hdr, sizeof(c->hdr), &h);
     shm_status_t st = SHM_ERR_AGAIN;
     for (int tries = 0; tries < 1000 && st == SHM_ERR_AGAIN; tries++)

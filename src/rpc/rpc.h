@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "conduit/conduit.h"
@@ -51,6 +52,14 @@
  * server that would use the provider refuses it instead of sending a bad
  * key and address. */
 #define RPC_BULK_NOREG (1ull << 63)
+/* A client's same-host name (no fabric endpoint behind it): "orpc-sq\0",
+ * its pid (8 bytes), 8 random bytes. A server puts such a peer in no
+ * address vector; it answers it over the same-host queues only. */
+#define RPC_SQ_NAME_LEN 24
+static inline int rpc_sq_name_is(const uint8_t *a, size_t n)
+{
+    return n == RPC_SQ_NAME_LEN && memcmp(a, "orpc-sq", 8) == 0;
+}
 
 /* Request flags (rpc_hdr_t.flags): bulk descriptors of RPC_BULK_WIRE bytes
  * lead the payload, in this order, when their bit is set. */
@@ -87,7 +96,8 @@ struct orpc_peer {
     uint8_t failed;       /* a send to it failed */
     uint8_t talked;       /* client side: a request went to it (else it does not know us) */
     uint8_t sq_gone;      /* its same-host connection ended: it is dead, send nothing */
-    cdt_peer_t fa;
+    uint8_t sq_self;      /* client side: it knows us by our same-host name (sq_self) */
+    cdt_peer_t fa;        /* CDT_PEER_NONE: not in the address vector (same-host only) */
     rpc_sq_conn_t *sq;    /* same-host queues to it (NULL: through the provider) */
     uint8_t auth[RPC_AUTH_LEN]; /* client side: the service's key */
     size_t max_req;       /* client side: the server's request limit (0: not advertised) */
@@ -230,10 +240,18 @@ struct orpc {
     void **sq_sent;       /* sends the rings took, their completions not yet handled */
     int sq_nsent;
     unsigned sq_tick, sweep_tick; /* provider polls skipped; progress calls since a sweep */
+    int prov_heard;       /* the provider gave events since the progress thread last looked */
+    uint64_t prov_last_ns; /* when it last saw that (progress.c thread_idle) */
     int listen, multi_recv, mr_cache_on, use_thread;
     char prov[64];
     uint8_t self_addr[RPC_ADDR_MAX];
     uint8_t self_alen;
+    /* A client whose first servers were on this host over the same-host
+     * queues opens no fabric endpoint until a peer needs one (instance.c,
+     * rpc_need_endpoint); it names itself to those servers by this
+     * (RPC_SQ_NAME_LEN bytes: rpc_sq_name_is) for the rest of its life. */
+    uint8_t sq_self[RPC_SQ_NAME_LEN];
+    uint8_t sq_self_alen;
     uint8_t auth[RPC_AUTH_LEN];
     char auth_path[256];
     int auth_written;
@@ -372,11 +390,31 @@ static inline shm_status_t rpc_msg_send(orpc_t *r, orpc_peer_t *p, const void *h
     } else if (p->sq_gone) {
         return SHM_ERR_FABRIC;
     }
+    if (p->fa == CDT_PEER_NONE) /* a same-host-only peer: no provider route */
+        return SHM_ERR_FABRIC;
     return cdt_msg_send(r->ep, p->fa, hdr, hl, pay, len, ctx);
 }
 
 /* Instances (instance.c). */
 int rpc_open_endpoint(orpc_t *r, const char *prov);
+/* A client's first lookup (lock held): the same-host queues alone when addr
+ * offers them (no fabric endpoint), else the endpoint on prov. */
+int rpc_open_client(orpc_t *r, const char *prov, const char *addr);
+/* The fabric endpoint, opened now if this client has none yet (lock held). */
+int rpc_need_endpoint(orpc_t *r);
+/* How this client names itself to p (its same-host name or its endpoint's). */
+static inline const uint8_t *rpc_self_name(const orpc_t *r, const orpc_peer_t *p,
+                                           uint8_t *alen_p)
+{
+    if (p->nctx > 1) /* a service handle: as its contexts know us */
+        p = p->ctxp[0];
+    if (p->sq_self) {
+        *alen_p = r->sq_self_alen;
+        return r->sq_self;
+    }
+    *alen_p = r->self_alen;
+    return r->self_addr;
+}
 /* Stops an instance's progress thread, if it has one. */
 void rpc_thread_stop(orpc_t *r);
 /* orpc_stats of one context. */
@@ -387,6 +425,12 @@ long long rpc_addr_max_req(const char *addr);
 /* Peers and control messages (peer.c). */
 orpc_peer_t *rpc_peer_find(orpc_t *r, const uint8_t *addr, size_t alen);
 orpc_peer_t *rpc_peer_new(orpc_t *r, const uint8_t *addr, size_t alen);
+/* A peer made while there was no endpoint, or named by a client's same-host
+ * name, is in no address vector: put it there (lock held, endpoint open). */
+int rpc_peer_to_fabric(orpc_t *r, orpc_peer_t *p);
+/* Client: how a server just looked up is reached (same-host name, or the
+ * fabric: the endpoint opened now if needed). Lock held. */
+int rpc_peer_route(orpc_t *r, orpc_peer_t *p);
 void rpc_peer_reclaim(orpc_t *r, orpc_peer_t *p);
 /* Forget a peer as soon as nothing refers to it any more. */
 void rpc_peer_maybe_reclaim(orpc_t *r, orpc_peer_t *p);

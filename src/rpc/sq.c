@@ -79,7 +79,7 @@ typedef struct {
 
 struct rpc_sq {
     int listen;
-    cdt_msg_ep_t *ep;
+    const char *prov;       /* the instance's provider name (graves: its files) */
     sq_grave_t graves[SQ_MAX_CONNS]; /* server: the thread's; client: progress's */
     int ngraves;
     char name[17];
@@ -184,7 +184,7 @@ static void graves_check(rpc_sq_t *s, int wait_ms)
         int gone = poll(&p, 1, wait_ms) > 0;
         if (gone) {
             SHM_DEBUG(RPC, "same-host peer pid %d exited: sweeping what it left", (int)g->pid);
-            cdt_msg_sweep_dead(s->ep, g->pid);
+            cdt_msg_sweep_dead_on(s->prov, g->pid); /* (no endpoint needed) */
         }
         if (gone || now > g->until) {
             close(g->pidfd);
@@ -389,7 +389,7 @@ void rpc_sq_open(orpc_t *r)
         return;
     s->lfd = s->bell_fd = s->stop[0] = s->stop[1] = -1;
     s->listen = r->listen;
-    s->ep = r->ep;
+    s->prov = r->prov;
     /* Every request, call and control message has at most one send out. */
     r->sq_sent = calloc((size_t)(r->nreqs + r->ncalls + RPC_NCTL), sizeof(*r->sq_sent));
     if (r->sq_sent == NULL) {
@@ -485,24 +485,28 @@ int rpc_sq_addr_opt(orpc_t *r, char *buf, size_t len)
 
 /* ---------------------------------------------------------------- client */
 
+int rpc_sq_addr_local(const char *addr)
+{
+    const char *o = strstr(addr, SQ_OPT);
+    size_t hl = strlen(host_id());
+    return shm_env_g.RPC_SAME_HOST && o && hl && strncmp(o + strlen(SQ_OPT), host_id(), hl) == 0 &&
+           o[strlen(SQ_OPT) + hl] == '.';
+}
+
 rpc_sq_conn_t *rpc_sq_connect(orpc_t *r, const char *addr, size_t srv_max_req)
 {
     rpc_sq_t *s = r->sq;
-    const char *o = strstr(addr, SQ_OPT);
-    if (s == NULL || o == NULL || s->nactive >= SQ_MAX_CONNS)
+    if (s == NULL || strstr(addr, SQ_OPT) == NULL || s->nactive >= SQ_MAX_CONNS)
         return NULL;
-    o += strlen(SQ_OPT);
-    const char *hid = host_id();
-    size_t hl = strlen(hid);
-    if (strncmp(o, hid, hl) != 0 || o[hl] != '.') {
+    if (!rpc_sq_addr_local(addr)) {
         SHM_DEBUG(RPC, "server on another host: through the provider");
         return NULL;
     }
+    const char *o = strstr(addr, SQ_OPT) + strlen(SQ_OPT) + strlen(host_id()) + 1;
     char name[17];
-    size_t nl = strspn(o + hl + 1, "0123456789abcdef");
-    if (nl != 16)
+    if (strspn(o, "0123456789abcdef") != 16)
         return NULL;
-    memcpy(name, o + hl + 1, 16);
+    memcpy(name, o, 16);
     name[16] = '\0';
 
     rpc_sq_conn_t *c = calloc(1, sizeof(*c));

@@ -66,6 +66,8 @@ void rpc_sq_open(struct orpc *r);
 void rpc_sq_close(struct orpc *r);
 /* Appends "/sq=HOST.NAME" to a listening instance's address. */
 int rpc_sq_addr_opt(struct orpc *r, char *buf, size_t len);
+/* addr offers same-host queues on this host, and they are on here. */
+int rpc_sq_addr_local(const char *addr);
 /* Client: connects to the server of addr when it is on this host; NULL: use the provider. */
 rpc_sq_conn_t *rpc_sq_connect(struct orpc *r, const char *addr, size_t srv_max_req);
 /* Client: closes a connection (the server reclaims its side). */

@@ -8,6 +8,9 @@
  *   churn       N cycles of open, lookup, call, close
  *   limits [IGNORE [HUGE]]  request limits: advertised, refused locally, refused by the server
  *   resp_limit  the server never sends a response larger than we can receive
+ *   lazy [ADDR2 KEY2]  echo and 1 MiB arguments/results (both bulk paths) to
+ *               the server; with a second server (ADDR2: through the
+ *               provider), calls to it, then to the first again
  *   stats       prints the server's counters as NAME=VALUE lines
  *   stop        asks the server to stop
  */
@@ -697,6 +700,49 @@ static void mode_compute(const char *af, const char *kf, int thread)
     printf("compute: ok\n");
 }
 
+/* Echo, a 1 MiB argument (pulled by the server) and a 1 MiB result (pushed)
+ * to srv. */
+static void lazy_calls(orpc_peer_t *srv, const char *what)
+{
+    size_t n = 1u << 20, got;
+    char *in = malloc(n), *out = malloc(n);
+    CHECK(in && out, "no memory");
+    t_fill(in, 0, n, (uint32_t)n);
+    int rc = orpc_call(rpc_g, srv, id_echo, in, 100, out, n, &got, 30000);
+    CHECK(rc == 0, "echo (%s): %s", what, orpc_strerror(rc));
+    CHECK(got == 100 && memcmp(in, out, 100) == 0, "echo (%s) differs", what);
+    int64_t bad = 7;
+    rc = orpc_call(rpc_g, srv, orpc_id(T_CHECK), in, n, &bad, sizeof(bad), &got, 30000);
+    CHECK(rc == 0, "1 MiB argument (%s): %s", what, orpc_strerror(rc));
+    CHECK(got == 8 && bad == -1, "1 MiB argument (%s): handler saw byte %lld wrong", what,
+          (long long)bad);
+    uint32_t n32 = (uint32_t)n;
+    rc = orpc_call(rpc_g, srv, orpc_id(T_FILL), &n32, 4, out, n, &got, 30000);
+    CHECK(rc == 0, "1 MiB result (%s): %s", what, orpc_strerror(rc));
+    CHECK(got == n && t_check(out, 0, n, n32) < 0, "1 MiB result (%s): first bad byte %lld",
+          what, t_check(out, 0, n, n32));
+    free(in);
+    free(out);
+    printf("lazy: %s calls done\n", what);
+    fflush(stdout);
+}
+
+/* A client of a same-host server, then (ADDR2) of one through the provider. */
+static void mode_lazy(const char *af2, const char *kf2)
+{
+    lazy_calls(srv_g, "first server");
+    if (af2 == NULL)
+        return;
+    orpc_peer_t *srv2;
+    char addr[ORPC_ADDR_STRLEN], key[300];
+    read_line(af2, addr, sizeof(addr));
+    snprintf(key, sizeof(key), "@%s", kf2);
+    CHECK_RC(orpc_lookup(rpc_g, addr, key, &srv2), ORPC_OK, "orpc_lookup of the second server");
+    lazy_calls(srv2, "second server");
+    lazy_calls(srv_g, "first server again"); /* it knows us as before */
+    orpc_peer_release(srv2);
+}
+
 static void mode_stats(void)
 {
     struct {
@@ -750,6 +796,8 @@ int main(int argc, char **argv)
         mode_srvdie(n == 1);
     else if (strcmp(mode, "stats") == 0)
         mode_stats();
+    else if (strcmp(mode, "lazy") == 0)
+        mode_lazy(argc > 5 ? argv[4] : NULL, argc > 5 ? argv[5] : NULL);
     else if (strcmp(mode, "limits") == 0)
         mode_limits(argv[1], argv[2], argc > 4 ? strtoull(argv[4], NULL, 0) : 100000,
                     argc > 5 ? strtoull(argv[5], NULL, 0) : 0);

@@ -10,6 +10,10 @@
 #            it exits cleanly, each call ends with an error by its deadline.
 #  joined:   two servers' addresses joined into one (a parallel service):
 #            round robin over every context of both.
+#  idle:     4 contexts with their progress threads, called once, then left
+#            idle: the server process uses under 10 % of one core over 2 s
+#            (sleeping threads: ~3 %; threads that only yield measured 25 %
+#            on a machine at load 12, more on a quieter one), and answers again.
 # Reaps every process it started (procs.sh).
 set -u
 BIN=$1
@@ -113,6 +117,21 @@ joined)
   done
   for p in "${spids[@]}"; do wait "$p" || fail "a joined server exited with $?"; done
   cat "$W"/s1.log "$W"/s2.log
+  ;;
+idle)
+  start_server 4 thread
+  client spread 1 8 >/dev/null || fail "spread before idleness"
+  sleep 0.5
+  cpu() { awk '{print $14 + $15}' "/proc/$SRV_PID/stat"; }
+  t0=$(date +%s%N); c0=$(cpu)
+  sleep 2
+  c1=$(cpu); t1=$(date +%s%N)
+  # CPU ticks over wall time, in per cent of one core.
+  pct=$(( (c1 - c0) * 1000000000 / $(getconf CLK_TCK) * 100 / (t1 - t0) ))
+  echo "idle server, 4 contexts: $((c1 - c0)) ticks in $(( (t1 - t0) / 1000000 )) ms = ${pct} % of one core"
+  [ "$pct" -lt 10 ] || fail "an idle 4-context server used ${pct} % of one core (threads spin?)"
+  client spread 1 8 >/dev/null || fail "spread after idleness"
+  stop_server
   ;;
 *) echo "unknown scenario $SC"; exit 2 ;;
 esac

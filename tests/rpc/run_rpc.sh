@@ -40,6 +40,42 @@ stop_server() {
 }
 
 case $SC in
+lazy)
+  # A client opens a fabric endpoint only for a server that needs one: over
+  # the same-host queues none (no libfabric once it is loaded on demand);
+  # through the provider at its first lookup.
+  start_server srv
+  SHMEM_LOG_LEVEL=info client lazy >"$W/lazy.log" 2>&1 || { cat "$W/lazy.log"; fail "lazy"; }
+  grep -q 'lazy: first server calls done' "$W/lazy.log" || fail "no calls: $(cat "$W/lazy.log")"
+  if [ "$PROV" = sq ]; then
+    grep -q 'same-host queues only, no fabric endpoint' "$W/lazy.log" ||
+      fail "same-host client did not say it opened no endpoint: $(cat "$W/lazy.log")"
+    ! grep -q 'client instance on' "$W/lazy.log" ||
+      fail "a client of a same-host server opened a fabric endpoint: $(cat "$W/lazy.log")"
+    # Then a server through the provider (no same-host queues offered): the
+    # endpoint opens at its lookup, and the first server still knows us.
+    rm -f "$W/p2.addr"
+    SHMEM_RPC_SAME_HOST=0 "$BIN/rpc_server" -a "$W/p2.addr" -k "$W/p2.key" -p "$PROVIDER" \
+        >"$W/p2.log" 2>&1 &
+    P2=$!; PIDS+=("$P2")
+    for _ in $(seq 200); do [ -s "$W/p2.addr" ] && break; sleep 0.05; done
+    [ -s "$W/p2.addr" ] || fail "second server wrote no address"
+    grep -q '/sq=' "$W/p2.addr" && fail "second server offers same-host queues"
+    SHMEM_LOG_LEVEL=info client lazy "$W/p2.addr" "$W/p2.key" >"$W/lazy2.log" 2>&1 ||
+      { cat "$W/lazy2.log"; fail "lazy with a provider server"; }
+    cat "$W/lazy2.log"
+    # In order: no endpoint, calls to the first, endpoint opened, all calls.
+    order=$(grep -o 'same-host queues only\|lazy: first server calls done\|a peer needs the fabric\|client instance on\|lazy: second server calls done\|lazy: first server again calls done' "$W/lazy2.log" | tr '\n' '|')
+    want='same-host queues only|lazy: first server calls done|a peer needs the fabric|client instance on|lazy: second server calls done|lazy: first server again calls done|'
+    [ "$order" = "$want" ] || fail "lazy endpoint: events $order, want $want"
+    timeout 30 "$BIN/rpc_client" "$W/p2.addr" "$W/p2.key" stop >/dev/null || fail "stop second server"
+    wait "$P2" || fail "second server exited with $?"
+  else
+    grep -q 'client instance on' "$W/lazy.log" || fail "no endpoint opened: $(cat "$W/lazy.log")"
+    ! grep -q 'same-host queues only' "$W/lazy.log" || fail "same-host queues with SHMEM_RPC_SAME_HOST=0"
+  fi
+  stop_server
+  ;;
 shapes)
   for mode in 1 0; do
     start_server srv -m $mode

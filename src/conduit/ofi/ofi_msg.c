@@ -326,10 +326,15 @@ const char *cdt_msg_provider(const cdt_msg_ep_t *ep)
     return ep->dom->prov;
 }
 
+void cdt_msg_sweep_dead_on(const char *prov, int pid)
+{
+    if (pid > 0 && cdt_ofi_prov_row(prov)->pid_named_regions)
+        cdt_ofi_regions_unlink((pid_t)pid);
+}
+
 void cdt_msg_sweep_dead(const cdt_msg_ep_t *ep, int pid)
 {
-    if (pid > 0 && cdt_ofi_prov_row(ep->dom->prov)->pid_named_regions)
-        cdt_ofi_regions_unlink((pid_t)pid);
+    cdt_msg_sweep_dead_on(ep->dom->prov, pid);
 }
 
 int cdt_msg_peer_pid(const cdt_msg_ep_t *ep, const void *name, size_t len)

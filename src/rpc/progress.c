@@ -200,19 +200,22 @@ static int sq_harvest(orpc_t *r)
 
 int rpc_harvest(orpc_t *r)
 {
-    cdt_msg_event_t ev[16];
+    cdt_msg_event_t ev[RPC_HARVEST_BATCH];
     if (r->bulk_deferred)
         rpc_bulk_reap(r, 0);
     int m = 0;
     if (r->sq) {
         m = sq_harvest(r);
+        r->harvest_more = m > 0;
         /* With same-host peers the provider is polled every 16th time only:
          * its poll costs several ring polls (locks, a clock read), and
          * remote peers wait at most 15 ring polls longer. */
         if (rpc_sq_nconns(r) > 0 && (++r->sq_tick & 15) != 0)
             return m;
     }
-    int n = cdt_msg_poll(r->ep, ev, 16);
+    int n = cdt_msg_poll(r->ep, ev, RPC_HARVEST_BATCH);
+    /* Fewer than a batch: the provider had no more when it was read. */
+    r->harvest_more = m > 0 || n == RPC_HARVEST_BATCH;
     for (int i = 0; i < n; i++) {
         cdt_msg_event_t *e = &ev[i];
         if (e->kind == CDT_MSG_ERROR) {
@@ -266,8 +269,13 @@ int rpc_progress_once(orpc_t *r)
     int n = 0, k;
     if (r->resend_head)
         rpc_resend(r);
-    while ((k = rpc_harvest(r)) > 0)
+    /* Read again only after a full batch: on tcp an empty read of the
+     * provider is a poll(2) (and the read of its wakeup pipe), and it
+     * would stand between a request and its handler. */
+    do {
+        k = rpc_harvest(r);
         n += k;
+    } while (k > 0 && r->harvest_more);
     if (r->coll_live) /* collective calls: forward, collect, answer */
         n += rpc_coll_progress(r);
     n += rpc_dispatch(r);

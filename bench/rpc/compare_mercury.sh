@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # compare_mercury.sh [--build-dir DIR] [--build-mercury] [--mercury-prefix DIR]
-#                    [--rounds N] [--rows LIST] [--seconds S] [--out DIR] [--quick]
-#                    [--selftest]
+#                    [--baseline DIR] [--rounds N] [--rows LIST] [--seconds S]
+#                    [--out DIR] [--quick] [--selftest]
 #
 # Side-by-side data-service rates of ofishmem's RPC layer (bench/rpc:
 # rpc_rate, bulk_bw) and Mercury 2.4.1's perf programs (hg_perf_server with
@@ -36,6 +36,9 @@
 #                        $MERCURY_TARBALL) into DIR/mercury/prefix; done
 #                        anyway when no hg_perf_server is there yet
 #   --mercury-prefix D   use an installed Mercury in D instead
+#   --baseline DIR       also run the same programs of another build tree
+#                        (e.g. main's, before a change) in every round, right
+#                        after ours: rows "ofishmem baseline", ratio ours/it
 #   --rounds N           alternating rounds per row (default 5)
 #   --seconds S          seconds per rate point of ours (default 2); Mercury's
 #                        loop counts: $HG_RATE_LOOPS (host, default 200000),
@@ -143,6 +146,7 @@ fi
 BUILD=$REPO/build
 BUILD_MERCURY=0
 MPREFIX=
+BASE=
 ROUNDS=5
 ROWS=rate_host_1,rate_host_16,rate_tcp_1,pull_tcp_1,pull_tcp_8,push_tcp_8
 SECS=2
@@ -153,6 +157,7 @@ while [ $# -gt 0 ]; do
     --build-dir) BUILD=${2:?--build-dir needs a directory}; shift 2 ;;
     --build-mercury) BUILD_MERCURY=1; shift ;;
     --mercury-prefix) MPREFIX=${2:?--mercury-prefix needs a directory}; shift 2 ;;
+    --baseline) BASE=${2:?--baseline needs a directory}; shift 2 ;;
     --rounds) ROUNDS=${2:?--rounds needs a number}; shift 2 ;;
     --rows) ROWS=${2:?--rows needs a list}; shift 2 ;;
     --seconds) SECS=${2:?--seconds needs a number}; shift 2 ;;
@@ -177,6 +182,12 @@ BULK_BW=$BUILD/bench/rpc/bulk_bw
 for b in "$RPC_RATE" "$BULK_BW"; do
     [ -x "$b" ] || { say "$b is missing: build the tree first (cmake --build $BUILD)"; exit 2; }
 done
+if [ -n "$BASE" ]; then
+    BASE=$(cd "$BASE" 2>/dev/null && pwd) || { say "no baseline build directory (--baseline)"; exit 2; }
+    for b in rpc_rate bulk_bw; do
+        [ -x "$BASE/bench/rpc/$b" ] || { say "$BASE/bench/rpc/$b is missing (--baseline)"; exit 2; }
+    done
+fi
 
 # ---- Mercury ---------------------------------------------------------------
 build_mercury() {
@@ -207,6 +218,7 @@ if [ -z "$MPREFIX" ]; then
         build_mercury || exit 2
     fi
 fi
+MPREFIX=$(cd "$MPREFIX" 2>/dev/null && pwd) || { say "no Mercury prefix directory (--mercury-prefix)"; exit 2; }
 HG=$MPREFIX/bin
 for p in hg_perf_server hg_rate hg_bw_read hg_bw_write; do
     [ -x "$HG/$p" ] || { say "$HG/$p is missing (--build-mercury)"; exit 2; }
@@ -219,6 +231,7 @@ if [ -z "${OFISHMEM_CMP_NETNS:-}" ]; then
     [ "$(id -u)" = 0 ] || uflag=-rn
     args=(--build-dir "$BUILD" --mercury-prefix "$MPREFIX" --rounds "$ROUNDS" --rows "$ROWS"
           --seconds "$SECS")
+    [ -n "$BASE" ] && args+=(--baseline "$BASE")
     [ -n "$OUT" ] && args+=(--out "$OUT")
     [ "$QUICK" = 1 ] && args+=(--quick)
     OFISHMEM_CMP_NETNS=1 exec unshare $uflag bash -c 'ip link set lo up && exec "$0" "$@"' \
@@ -245,9 +258,11 @@ LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 FAILED=0
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 
-# ours ROW ROUND: prints the value of our program for that row.
+# ours ROW ROUND [TREE NAME]: prints the value of our program for that row
+# (of build tree TREE, default ours; its logs named NAME).
 ours() {
-    local log=$OUT/logs/$1.ours.$2.log
+    local log=$OUT/logs/$1.${4:-ours}.$2.log
+    local RPC_RATE=${3:-$BUILD}/bench/rpc/rpc_rate BULK_BW=${3:-$BUILD}/bench/rpc/bulk_bw
     case "$1" in
     rate_host_1) timeout "$RUN_TIMEOUT" "$RPC_RATE" -p "$HOSTPROV" -c 1 -w 1 -t "$SECS" -r 1 -m mr -b ;;
     rate_host_16) timeout "$RUN_TIMEOUT" "$RPC_RATE" -p "$HOSTPROV" -c 1 -w 16 -t "$SECS" -r 1 -m mr -b ;;
@@ -316,8 +331,11 @@ for ((k = 1; k <= ROUNDS; k++)); do
         # push_tcp_8 comes from the same bulk_bw run as pull_tcp_8 when both are asked.
         if [ "$row" = push_tcp_8 ] && [[ ",$ROWS," == *,pull_tcp_8,* ]]; then
             record "$k" "$row" ours "$(parse_bulk_bw 2 <"$OUT/logs/pull_tcp_8.ours.$k.log")"
+            [ -n "$BASE" ] && record "$k" "$row" base \
+                "$(parse_bulk_bw 2 <"$OUT/logs/pull_tcp_8.base.$k.log")"
         else
             record "$k" "$row" ours "$(ours "$row" "$k")"
+            [ -n "$BASE" ] && record "$k" "$row" base "$(ours "$row" "$k" "$BASE" base)"
         fi
         for p in $(peers_of "$row"); do
             record "$k" "$row" "$p" "$(hg "$p" "$row" "$k")"
@@ -339,14 +357,16 @@ label() {
     esac
 }
 implname() {
-    case "$1" in hg_sm) echo "Mercury na+sm" ;; hg_ofishm) echo "Mercury ofi shm" ;; hg_tcp) echo "Mercury ofi tcp;ofi_rxm" ;; esac
+    case "$1" in hg_sm) echo "Mercury na+sm" ;; hg_ofishm) echo "Mercury ofi shm" ;; hg_tcp) echo "Mercury ofi tcp;ofi_rxm" ;;
+                 base) echo "ofishmem baseline" ;; esac
 }
 summarize_rows <"$OUT/all.csv" >"$OUT/medians.raw"
 {
     echo "# ofishmem RPC vs Mercury 2.4.1, both busy-polling; $ROUNDS alternating round(s);"
     echo "# ours on one host: provider $HOSTPROV; medians, ratio = median of per-round ours/Mercury"
+    [ -n "$BASE" ] && echo "# baseline: $BASE (rows 'ofishmem baseline': ratio ours/baseline)"
     echo "# load average: start $LOAD_START, end $LOAD_END ($(nproc) CPUs); $(date -u +%FT%TZ)"
-    printf '%-42s %-24s %12s %12s %7s\n' row Mercury ours Mercury ratio
+    printf '%-42s %-24s %12s %12s %7s\n' row "against" ours them ratio
     while read -r row impl o p q; do
         printf '%-42s %-24s %12.0f %12.0f %7.2f\n' "$(label "$row")" "$(implname "$impl")" "$o" "$p" "$q"
     done <"$OUT/medians.raw"

@@ -200,7 +200,7 @@ static int sq_harvest(orpc_t *r)
 
 int rpc_harvest(orpc_t *r)
 {
-    cdt_msg_event_t ev[RPC_HARVEST_BATCH];
+    cdt_msg_event_t ev[16];
     if (r->bulk_deferred)
         rpc_bulk_reap(r, 0);
     int m = 0;
@@ -213,9 +213,7 @@ int rpc_harvest(orpc_t *r)
         if (rpc_sq_nconns(r) > 0 && (++r->sq_tick & 15) != 0)
             return m;
     }
-    int n = cdt_msg_poll(r->ep, ev, RPC_HARVEST_BATCH);
-    /* Fewer than a batch: the provider had no more when it was read. */
-    r->harvest_more = m > 0 || n == RPC_HARVEST_BATCH;
+    int n = cdt_msg_poll(r->ep, ev, 16);
     for (int i = 0; i < n; i++) {
         cdt_msg_event_t *e = &ev[i];
         if (e->kind == CDT_MSG_ERROR) {
@@ -236,6 +234,8 @@ int rpc_harvest(orpc_t *r)
             rpc_ctl_done(r, e->ctx, 0);
         }
     }
+    /* Fewer than a full batch: the provider had no more when it was read. */
+    r->harvest_more = m > 0 || n == 16;
     return n + m;
 }
 

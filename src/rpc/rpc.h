@@ -20,8 +20,6 @@
 
 /* Arguments and results up to this size are copied into preallocated slots. */
 #define RPC_INLINE 1024
-/* Provider completions read at once by rpc_harvest. */
-#define RPC_HARVEST_BATCH 16
 #define RPC_NHANDLERS 256 /* open-addressing table; ids are FNV-1a of names */
 #define RPC_NCTL 32       /* control messages in flight (goodbyes, refusals) */
 #define RPC_PEER_HASH 1024
@@ -232,7 +230,6 @@ struct orpc {
     void **sq_sent;       /* sends the rings took, their completions not yet handled */
     int sq_nsent;
     unsigned sq_tick, sweep_tick; /* provider polls skipped; progress calls since a sweep */
-    int harvest_more;     /* the last rpc_harvest may have left events (a full batch) */
     int listen, multi_recv, mr_cache_on, use_thread;
     char prov[64];
     uint8_t self_addr[RPC_ADDR_MAX];
@@ -291,6 +288,7 @@ struct orpc {
 
     orpc_stats_t st;
     uint64_t last_sweep_ns;
+    int harvest_more; /* the last rpc_harvest may have left events (a full batch) */
 
     /* Collective calls being served (coll.c), spare ones, and the member
      * tables of the joined addresses they came with. */

@@ -234,8 +234,9 @@ int rpc_harvest(orpc_t *r)
             rpc_ctl_done(r, e->ctx, 0);
         }
     }
-    /* Fewer than a full batch: the provider had no more when it was read. */
-    r->harvest_more = m > 0 || n == 16;
+    /* Fewer than a full batch: the provider had no more when it was read
+     * (an error entry comes alone, whatever follows it). */
+    r->harvest_more = m > 0 || n == 16 || (n > 0 && ev[n - 1].kind == CDT_MSG_ERROR);
     return n + m;
 }
 

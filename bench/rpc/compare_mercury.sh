@@ -20,6 +20,12 @@
 #   pull_tcp_1    bulk 1 MiB pull (server reads the client), tcp, 1 in flight
 #   pull_tcp_8    same, 8 in flight
 #   push_tcp_8    bulk 1 MiB push (server writes the client), tcp, 8 in flight
+#   cost_tcp      one tcp;ofi_rxm call with ONE thread driving server and
+#                 client (ours: call_cost -p "tcp;ofi_rxm"; Mercury:
+#                 bench/rpc/hg_call_cost.c, compiled here against it): the
+#                 software path with its system calls and no scheduling, so
+#                 it holds on a loaded machine; printed as calls/s (1e9 /
+#                 median ns of a whole call), 20000 calls x 5 rounds each
 # Bulk rows: ours with the client's registration cache (bulk_bw -m cache),
 # like Mercury's perf client, which registers its buffers once; both use one
 # 1 MiB buffer per call in flight on each side. Mercury's names are the
@@ -69,6 +75,8 @@ parse_rpc_rate() { awk '$1 == "1" && NF >= 3 && $2 ~ /^[0-9.]+$/ { v = $2 } END 
 parse_bulk_bw() { # COLUMN (1 pull, 2 push)
     awk -v c="$1" '/^registration cache/ { split($0, f, /  +/); v = f[c + 1] } END { if (v != "") print v + 0 }'
 }
+# call_cost / hg_call_cost: the whole call's median ns (last field) as calls/s.
+parse_cost() { awk '/^whole call, one thread/ && $NF > 0 { v = 1e9 / $NF } END { if (v != "") printf "%.0f\n", v }'; }
 # hg_rate / hg_bw_*: the first non-comment line with a value: "SIZE VALUE TIME".
 parse_hg() { awk '!/^#/ && NF >= 3 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ { v = $2 } END { if (v != "") print v }'; }
 
@@ -105,6 +113,8 @@ EOF
 EOF
 )
     check hg_bw_read 6134.21 "$got"
+    check call_cost 57143 "$(parse_cost <<<'whole call, one thread            39350      17500')"
+    check hg_call_cost 50000 "$(parse_cost <<<'whole call, one thread            20000')"
     check empty "" "$(parse_hg <<<'# nothing')"
     got=$(printf '1|r|ours|10\n1|r|hg_x|5\n2|r|ours|12\n2|r|hg_x|4\n3|r|ours|11\n3|r|hg_x|5\n' | summarize_rows)
     check summary.median_ratio "r hg_x 11 5 2.2" "$got"
@@ -148,7 +158,7 @@ BUILD_MERCURY=0
 MPREFIX=
 BASE=
 ROUNDS=5
-ROWS=rate_host_1,rate_host_16,rate_tcp_1,pull_tcp_1,pull_tcp_8,push_tcp_8
+ROWS=rate_host_1,rate_host_16,rate_tcp_1,pull_tcp_1,pull_tcp_8,push_tcp_8,cost_tcp
 SECS=2
 OUT=
 QUICK=0
@@ -170,7 +180,7 @@ done
 case "$ROUNDS" in *[!0-9]*|''|0) echo "compare_mercury.sh: --rounds wants a number >= 1" >&2; exit 2 ;; esac
 for r in ${ROWS//,/ }; do
     case "$r" in
-    rate_host_1|rate_host_16|rate_tcp_1|pull_tcp_1|pull_tcp_8|push_tcp_8) ;;
+    rate_host_1|rate_host_16|rate_tcp_1|pull_tcp_1|pull_tcp_8|push_tcp_8|cost_tcp) ;;
     *) echo "compare_mercury.sh: unknown row '$r' (--help lists them)" >&2; exit 2 ;;
     esac
 done
@@ -179,7 +189,7 @@ say() { echo "compare_mercury.sh: $*" >&2; }
 BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { say "no build directory '$BUILD' (--build-dir)"; exit 2; }
 RPC_RATE=$BUILD/bench/rpc/rpc_rate
 BULK_BW=$BUILD/bench/rpc/bulk_bw
-for b in "$RPC_RATE" "$BULK_BW"; do
+for b in "$RPC_RATE" "$BULK_BW" "$BUILD/bench/rpc/call_cost"; do
     [ -x "$b" ] || { say "$b is missing: build the tree first (cmake --build $BUILD)"; exit 2; }
 done
 if [ -n "$BASE" ]; then
@@ -223,6 +233,13 @@ HG=$MPREFIX/bin
 for p in hg_perf_server hg_rate hg_bw_read hg_bw_write; do
     [ -x "$HG/$p" ] || { say "$HG/$p is missing (--build-mercury)"; exit 2; }
 done
+# The one-thread Mercury call (row cost_tcp), compiled against this Mercury.
+HG_COST=$MPREFIX/bin/hg_call_cost
+if [[ ",$ROWS," == *,cost_tcp,* ]] && { [ ! -x "$HG_COST" ] || [ "$HERE/hg_call_cost.c" -nt "$HG_COST" ]; }; then
+    ${CC:-cc} -O2 -std=gnu11 -o "$HG_COST" "$HERE/hg_call_cost.c" -I"$MPREFIX/include" \
+        -L"$MPREFIX/lib" -Wl,-rpath,"$MPREFIX/lib" -lmercury -lna -lmercury_util ||
+        { say "could not compile $HERE/hg_call_cost.c against $MPREFIX"; exit 2; }
+fi
 
 # ---- into a loopback-only network namespace --------------------------------
 if [ -z "${OFISHMEM_CMP_NETNS:-}" ]; then
@@ -247,8 +264,9 @@ HOSTPROV=${OURS_HOST_PROV:-shm}
 RATE_LOOPS=${HG_RATE_LOOPS:-200000}
 TCP_LOOPS=${HG_TCP_LOOPS:-20000}
 BW_LOOPS=${HG_BW_LOOPS:-400}
+COST_CALLS=20000
 if [ "$QUICK" = 1 ]; then
-    ROUNDS=1; SECS=0.5; RATE_LOOPS=20000; TCP_LOOPS=2000; BW_LOOPS=50
+    ROUNDS=1; SECS=0.5; RATE_LOOPS=20000; TCP_LOOPS=2000; BW_LOOPS=50; COST_CALLS=2000
 fi
 OUT=${OUT:-$PWD/mercury-compare/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/logs" "$OUT/run" || exit 2
@@ -269,8 +287,10 @@ ours() {
     rate_tcp_1) SHMEM_RPC_SAME_HOST=0 timeout "$RUN_TIMEOUT" "$RPC_RATE" -p "$TCP" -c 1 -w 1 -t "$SECS" -r 1 -m mr -b ;;
     pull_tcp_1) SHMEM_RPC_SAME_HOST=0 timeout "$RUN_TIMEOUT" "$BULK_BW" -p "$TCP" -w 1 -n "$BW_LOOPS" -m cache -b ;;
     pull_tcp_8|push_tcp_8) SHMEM_RPC_SAME_HOST=0 timeout "$RUN_TIMEOUT" "$BULK_BW" -p "$TCP" -w 8 -n "$BW_LOOPS" -m cache -b ;;
+    cost_tcp) timeout "$RUN_TIMEOUT" "${3:-$BUILD}/bench/rpc/call_cost" -p "$TCP" -n "$COST_CALLS" -r 5 ;;
     esac >"$log" 2>&1
     case "$1" in
+    cost_*) grep -q "through $TCP" "$log" && parse_cost <"$log" ;; # (a call_cost without -p: none)
     rate_*) parse_rpc_rate <"$log" ;;
     pull_*) parse_bulk_bw 1 <"$log" ;;
     push_*) parse_bulk_bw 2 <"$log" ;;
@@ -280,6 +300,12 @@ ours() {
 # hg IMPL ROW ROUND: one Mercury server + client; prints the client's value.
 hg() {
     local impl=$1 row=$2 k=$3 na client loops x size
+    if [ "$row" = cost_tcp ]; then
+        timeout "$RUN_TIMEOUT" "$HG_COST" -i "ofi+tcp://127.0.0.1" -n "$COST_CALLS" -r 5 \
+            >"$OUT/logs/$row.$impl.$k.log" 2>&1
+        parse_cost <"$OUT/logs/$row.$impl.$k.log"
+        return
+    fi
     case "$impl" in
     hg_sm) na=(-c na -p sm) ;;
     hg_ofishm) na=(-c ofi -p shm) ;;
@@ -354,6 +380,7 @@ label() {
     pull_tcp_1) echo "bulk 1 MiB pull, tcp, 1 in flight (MB/s)" ;;
     pull_tcp_8) echo "bulk 1 MiB pull, tcp, 8 in flight (MB/s)" ;;
     push_tcp_8) echo "bulk 1 MiB push, tcp, 8 in flight (MB/s)" ;;
+    cost_tcp) echo "one-thread tcp call (1e9/median ns)" ;;
     esac
 }
 implname() {

@@ -63,7 +63,7 @@
 # run failed or printed no result.
 set -u
 
-usage() { sed -n '3,62p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,63p' "$0" | sed 's/^# \{0,1\}//'; }
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)

@@ -11,7 +11,13 @@
  *   idle poll orpc_progress that finds nothing (the cost of each spin)
  * then, with two threads, the raw ring round trip (one 72-byte message each
  * way, as small a call as there is): what crossing between cores costs.
- *   call_cost [-n CALLS] [-r ROUNDS] [--bulk BYTES [-p PROV] [--cache]]
+ *   call_cost [-n CALLS] [-r ROUNDS] [-p PROV] [--bulk BYTES [--cache]]
+ * -p PROV (without --bulk): the calls go through that libfabric provider
+ * instead of the same-host queues (SHMEM_RPC_SAME_HOST=0), e.g.
+ * "tcp;ofi_rxm" over loopback, where the kernel has a message in the
+ * peer's socket when the send returns, so the stages are the provider's
+ * per-call cost (system calls included) without the wire's wait. Not shm:
+ * it does not move a message between two endpoints of one thread's domain.
  * --bulk: each call pulls BYTES from the client instead (a data service's
  * call): the client exposes a buffer (a new registration each time unless
  * --cache), encodes its descriptor, calls; the handler pulls it
@@ -19,10 +25,12 @@
  * releases it. Stages: expose+encode, icall, serve, wait, release. -p is the
  * server's provider (shm, tcp;ofi_rxm): the calls go through the queues
  * either way, but an exposure registers with that provider where it must.
- * Each round runs in a child process; the table shows medians of per-round
- * means, in ns. (The provider cannot be timed this way: shm does not move a
- * message between two endpoints of one thread's domain; rpc_rate --transport
- * compares the two transports end to end.)
+ * Each round runs in a child process; the table shows, in ns, the median
+ * over rounds of each round's per-call mean (everything, the provider's
+ * every-16th poll amortized) and per-call median (without preemptions and
+ * that poll); --bulk: of per-call medians. (shm cannot be timed this way: it
+ * does not move a message between two endpoints of one thread's domain;
+ * rpc_rate --transport compares the two transports end to end.)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -242,19 +250,43 @@ static int main_bulk(int ncalls, int rounds)
     return 0;
 }
 
-/* One round in a child: mean ns per stage, written to fd. */
-static int child(int same_host, int ncalls, int fd)
+/* One round in a child: mean, then median ns per stage (2 x NSTAGE), written
+ * to fd. same_host 0: through provider prov (SHMEM_RPC_SAME_HOST=0). */
+static int child(int same_host, const char *prov, int ncalls, int fd)
 {
     setenv("SHMEM_RPC_SAME_HOST", same_host ? "1" : "0", 1);
     orpc_t *srv, *cli;
     orpc_peer_t *p;
     uint64_t id;
-    if (open_pair("shm", "bench.echo", h_echo, -1, &srv, &cli, &p, &id) != 0)
+    if (open_pair(prov, "bench.echo", h_echo, -1, &srv, &cli, &p, &id) != 0)
         return 1;
     orpc_stats_t st;
     char in[8] = "abcdefg", out[8];
-    double sum[NSTAGE] = {0};
+    double sum[2 * NSTAGE] = {0};
+    /* Per-call times: the mean (what a stage costs in all, the provider's
+     * every-16th poll amortized) and the median (without preemptions and
+     * that poll: on a loaded machine the stable figure). */
+    double *t[NSTAGE];
+    for (int s = 0; s < NSTAGE; s++)
+        if ((t[s] = malloc((size_t)ncalls * sizeof(double))) == NULL)
+            return 1;
     size_t got;
+    /* A provider's connection is set up by both ends' progress, and a send
+     * waits for it: calls of a short deadline until one goes out. */
+    for (int tries = 0; !same_host; tries++) {
+        orpc_req_t *q;
+        int irc = orpc_icall(cli, p, id, in, sizeof(in), out, sizeof(out), 5, &q);
+        if (irc == ORPC_OK) {
+            orpc_cancel(q);
+            break;
+        }
+        if (irc != ORPC_ETIMEDOUT || tries == 2000) {
+            fprintf(stderr, "call_cost: no connection to the server: %s\n", orpc_strerror(irc));
+            return 1;
+        }
+        for (int k = 0; k < 100; k++)
+            orpc_progress(srv, 0), orpc_progress(cli, 0);
+    }
     for (int i = -1000; i < ncalls; i++) {
         orpc_req_t *q;
         uint64_t t0 = now_ns();
@@ -282,17 +314,23 @@ static int child(int same_host, int ncalls, int fd)
         uint64_t t6 = now_ns();
         if (i < 0)
             continue;
-        sum[S_ICALL] += (double)(t1 - t0);
-        sum[S_SERVE] += (double)(t2 - t1);
-        sum[S_WAIT] += (double)(t3 - t2);
-        sum[S_IDLE_SRV] += (double)(t5 - t4);
-        sum[S_IDLE_CLI] += (double)(t6 - t5);
-        sum[S_TOTAL] += (double)(t3 - t0);
+        t[S_ICALL][i] = (double)(t1 - t0);
+        t[S_SERVE][i] = (double)(t2 - t1);
+        t[S_WAIT][i] = (double)(t3 - t2);
+        t[S_IDLE_SRV][i] = (double)(t5 - t4);
+        t[S_IDLE_CLI][i] = (double)(t6 - t5);
+        t[S_TOTAL][i] = (double)(t3 - t0);
     }
     orpc_stats(cli, &st);
     double tick = clock_tick(); /* taken off every stage */
-    for (int s = 0; s < NSTAGE; s++)
-        sum[s] = sum[s] / ncalls - tick;
+    for (int s = 0; s < NSTAGE; s++) {
+        double m = 0;
+        for (int i = 0; i < ncalls; i++)
+            m += t[s][i];
+        sum[s] = m / ncalls - tick;
+        sum[NSTAGE + s] = bench_median(t[s], ncalls) - tick;
+        free(t[s]);
+    }
     double used = (double)st.samehost_live;
     if (write(fd, sum, sizeof(sum)) != sizeof(sum) || write(fd, &used, sizeof(used)) != sizeof(used))
         return 1;
@@ -302,18 +340,20 @@ static int child(int same_host, int ncalls, int fd)
     return 0;
 }
 
-static int round_of(int same_host, int ncalls, double *out, double *used)
+static int round_of(int same_host, const char *prov, int ncalls, double *out, double *used)
 {
     int fds[2];
     if (pipe(fds) != 0)
         return -1;
+    fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
         close(fds[0]);
-        _exit(child(same_host, ncalls, fds[1]));
+        _exit(child(same_host, prov, ncalls, fds[1]));
     }
     close(fds[1]);
-    int ok = read(fds[0], out, NSTAGE * sizeof(double)) == (ssize_t)(NSTAGE * sizeof(double)) &&
+    int ok = read(fds[0], out, 2 * NSTAGE * sizeof(double)) ==
+                 (ssize_t)(2 * NSTAGE * sizeof(double)) &&
              read(fds[0], used, sizeof(*used)) == (ssize_t)sizeof(*used);
     close(fds[0]);
     int status;
@@ -384,7 +424,7 @@ static double ring_rtt(int n)
 
 int main(int argc, char **argv)
 {
-    int ncalls = 20000, rounds = 5, ring = 1;
+    int ncalls = 20000, rounds = 5, ring = 1, prov_set = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc)
             ncalls = atoi(argv[++i]);
@@ -395,12 +435,12 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--bulk") && i + 1 < argc)
             bulk_g = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "-p") && i + 1 < argc)
-            prov_g = argv[++i];
+            prov_g = argv[++i], prov_set = 1;
         else if (!strcmp(argv[i], "--cache"))
             cache_g = 1;
         else {
-            fprintf(stderr, "usage: %s [-n CALLS] [-r ROUNDS] [--no-ring] "
-                            "[--bulk BYTES [-p PROV] [--cache]]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-n CALLS] [-r ROUNDS] [--no-ring] [-p PROV] "
+                            "[--bulk BYTES [--cache]]\n", argv[0]);
             return 2;
         }
     }
@@ -408,26 +448,36 @@ int main(int argc, char **argv)
         return 2;
     if (bulk_g)
         return main_bulk(ncalls, rounds);
-    double v[NSTAGE][BENCH_MAX_REPS], rtt[BENCH_MAX_REPS];
+    /* -p PROV: the calls through that provider, not the queues. */
+    int same_host = !prov_set || strcmp(prov_g, "shm") == 0;
+    if (!same_host)
+        ring = 0;
+    double v[2 * NSTAGE][BENCH_MAX_REPS], rtt[BENCH_MAX_REPS];
     for (int k = 0; k < rounds; k++) {
-        double r[NSTAGE], used;
-        if (round_of(1, ncalls, r, &used) != 0) {
+        double r[2 * NSTAGE], used;
+        if (round_of(same_host, prov_g, ncalls, r, &used) != 0) {
             fprintf(stderr, "call_cost: a round failed\n");
             return 1;
         }
-        if (used <= 0) {
+        if (same_host && used <= 0) {
             fprintf(stderr, "call_cost: the same-host queues were not used\n");
             return 1;
         }
-        for (int s = 0; s < NSTAGE; s++)
+        if (!same_host && used > 0) {
+            fprintf(stderr, "call_cost: the same-host queues were used, not %s\n", prov_g);
+            return 1;
+        }
+        for (int s = 0; s < 2 * NSTAGE; s++)
             v[s][k] = r[s];
         rtt[k] = ring ? ring_rtt(100000) : 0;
     }
-    printf("# call_cost: 8-byte echo, one thread drives server and client, %d calls per "
-           "round, median of %d alternating rounds (ns)\n", ncalls, rounds);
-    printf("%-28s %10s\n", "stage", "ns");
+    printf("# call_cost: 8-byte echo through %s, one thread drives server and client, "
+           "%d calls per round, median of %d rounds of the per-call mean and median (ns)\n",
+           same_host ? "the same-host queues" : prov_g, ncalls, rounds);
+    printf("%-28s %10s %10s\n", "stage", "mean", "median");
     for (int s = 0; s < NSTAGE; s++)
-        printf("%-28s %10.0f\n", stage_name[s], bench_median(v[s], rounds));
+        printf("%-28s %10.0f %10.0f\n", stage_name[s], bench_median(v[s], rounds),
+               bench_median(v[NSTAGE + s], rounds));
     if (ring)
         printf("%-28s %10.0f\n", "ring round trip, 2 threads", bench_median(rtt, rounds));
     return 0;

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # compare_mercury.sh [--build-dir DIR] [--build-mercury] [--mercury-prefix DIR]
-#                    [--rounds N] [--rows LIST] [--seconds S] [--out DIR] [--quick]
-#                    [--selftest]
+#                    [--baseline DIR] [--rounds N] [--rows LIST] [--seconds S]
+#                    [--out DIR] [--quick] [--selftest]
 #
 # Side-by-side data-service rates of ofishmem's RPC layer (bench/rpc:
 # rpc_rate, bulk_bw) and Mercury 2.4.1's perf programs (hg_perf_server with
@@ -20,6 +20,12 @@
 #   pull_tcp_1    bulk 1 MiB pull (server reads the client), tcp, 1 in flight
 #   pull_tcp_8    same, 8 in flight
 #   push_tcp_8    bulk 1 MiB push (server writes the client), tcp, 8 in flight
+#   cost_tcp      one tcp;ofi_rxm call with ONE thread driving server and
+#                 client (ours: call_cost -p "tcp;ofi_rxm"; Mercury:
+#                 bench/rpc/hg_call_cost.c, compiled here against it): the
+#                 software path with its system calls and no scheduling, so
+#                 it holds on a loaded machine; printed as calls/s (1e9 /
+#                 median ns of a whole call), 20000 calls x 5 rounds each
 # Bulk rows: ours with the client's registration cache (bulk_bw -m cache),
 # like Mercury's perf client, which registers its buffers once; both use one
 # 1 MiB buffer per call in flight on each side. Mercury's names are the
@@ -36,6 +42,9 @@
 #                        $MERCURY_TARBALL) into DIR/mercury/prefix; done
 #                        anyway when no hg_perf_server is there yet
 #   --mercury-prefix D   use an installed Mercury in D instead
+#   --baseline DIR       also run the same programs of another build tree
+#                        (e.g. main's, before a change) in every round, right
+#                        after ours: rows "ofishmem baseline", ratio ours/it
 #   --rounds N           alternating rounds per row (default 5)
 #   --seconds S          seconds per rate point of ours (default 2); Mercury's
 #                        loop counts: $HG_RATE_LOOPS (host, default 200000),
@@ -54,7 +63,7 @@
 # run failed or printed no result.
 set -u
 
-usage() { sed -n '3,50p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,63p' "$0" | sed 's/^# \{0,1\}//'; }
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -66,6 +75,8 @@ parse_rpc_rate() { awk '$1 == "1" && NF >= 3 && $2 ~ /^[0-9.]+$/ { v = $2 } END 
 parse_bulk_bw() { # COLUMN (1 pull, 2 push)
     awk -v c="$1" '/^registration cache/ { split($0, f, /  +/); v = f[c + 1] } END { if (v != "") print v + 0 }'
 }
+# call_cost / hg_call_cost: the whole call's median ns (last field) as calls/s.
+parse_cost() { awk '/^whole call, one thread/ && $NF > 0 { v = 1e9 / $NF } END { if (v != "") printf "%.0f\n", v }'; }
 # hg_rate / hg_bw_*: the first non-comment line with a value: "SIZE VALUE TIME".
 parse_hg() { awk '!/^#/ && NF >= 3 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ { v = $2 } END { if (v != "") print v }'; }
 
@@ -102,6 +113,8 @@ EOF
 EOF
 )
     check hg_bw_read 6134.21 "$got"
+    check call_cost 57143 "$(parse_cost <<<'whole call, one thread            39350      17500')"
+    check hg_call_cost 50000 "$(parse_cost <<<'whole call, one thread            20000')"
     check empty "" "$(parse_hg <<<'# nothing')"
     got=$(printf '1|r|ours|10\n1|r|hg_x|5\n2|r|ours|12\n2|r|hg_x|4\n3|r|ours|11\n3|r|hg_x|5\n' | summarize_rows)
     check summary.median_ratio "r hg_x 11 5 2.2" "$got"
@@ -143,8 +156,9 @@ fi
 BUILD=$REPO/build
 BUILD_MERCURY=0
 MPREFIX=
+BASE=
 ROUNDS=5
-ROWS=rate_host_1,rate_host_16,rate_tcp_1,pull_tcp_1,pull_tcp_8,push_tcp_8
+ROWS=rate_host_1,rate_host_16,rate_tcp_1,pull_tcp_1,pull_tcp_8,push_tcp_8,cost_tcp
 SECS=2
 OUT=
 QUICK=0
@@ -153,6 +167,7 @@ while [ $# -gt 0 ]; do
     --build-dir) BUILD=${2:?--build-dir needs a directory}; shift 2 ;;
     --build-mercury) BUILD_MERCURY=1; shift ;;
     --mercury-prefix) MPREFIX=${2:?--mercury-prefix needs a directory}; shift 2 ;;
+    --baseline) BASE=${2:?--baseline needs a directory}; shift 2 ;;
     --rounds) ROUNDS=${2:?--rounds needs a number}; shift 2 ;;
     --rows) ROWS=${2:?--rows needs a list}; shift 2 ;;
     --seconds) SECS=${2:?--seconds needs a number}; shift 2 ;;
@@ -165,7 +180,7 @@ done
 case "$ROUNDS" in *[!0-9]*|''|0) echo "compare_mercury.sh: --rounds wants a number >= 1" >&2; exit 2 ;; esac
 for r in ${ROWS//,/ }; do
     case "$r" in
-    rate_host_1|rate_host_16|rate_tcp_1|pull_tcp_1|pull_tcp_8|push_tcp_8) ;;
+    rate_host_1|rate_host_16|rate_tcp_1|pull_tcp_1|pull_tcp_8|push_tcp_8|cost_tcp) ;;
     *) echo "compare_mercury.sh: unknown row '$r' (--help lists them)" >&2; exit 2 ;;
     esac
 done
@@ -174,9 +189,15 @@ say() { echo "compare_mercury.sh: $*" >&2; }
 BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { say "no build directory '$BUILD' (--build-dir)"; exit 2; }
 RPC_RATE=$BUILD/bench/rpc/rpc_rate
 BULK_BW=$BUILD/bench/rpc/bulk_bw
-for b in "$RPC_RATE" "$BULK_BW"; do
+for b in "$RPC_RATE" "$BULK_BW" "$BUILD/bench/rpc/call_cost"; do
     [ -x "$b" ] || { say "$b is missing: build the tree first (cmake --build $BUILD)"; exit 2; }
 done
+if [ -n "$BASE" ]; then
+    BASE=$(cd "$BASE" 2>/dev/null && pwd) || { say "no baseline build directory (--baseline)"; exit 2; }
+    for b in rpc_rate bulk_bw; do
+        [ -x "$BASE/bench/rpc/$b" ] || { say "$BASE/bench/rpc/$b is missing (--baseline)"; exit 2; }
+    done
+fi
 
 # ---- Mercury ---------------------------------------------------------------
 build_mercury() {
@@ -207,10 +228,18 @@ if [ -z "$MPREFIX" ]; then
         build_mercury || exit 2
     fi
 fi
+MPREFIX=$(cd "$MPREFIX" 2>/dev/null && pwd) || { say "no Mercury prefix directory (--mercury-prefix)"; exit 2; }
 HG=$MPREFIX/bin
 for p in hg_perf_server hg_rate hg_bw_read hg_bw_write; do
     [ -x "$HG/$p" ] || { say "$HG/$p is missing (--build-mercury)"; exit 2; }
 done
+# The one-thread Mercury call (row cost_tcp), compiled against this Mercury.
+HG_COST=$MPREFIX/bin/hg_call_cost
+if [[ ",$ROWS," == *,cost_tcp,* ]] && { [ ! -x "$HG_COST" ] || [ "$HERE/hg_call_cost.c" -nt "$HG_COST" ]; }; then
+    ${CC:-cc} -O2 -std=gnu11 -o "$HG_COST" "$HERE/hg_call_cost.c" -I"$MPREFIX/include" \
+        -L"$MPREFIX/lib" -Wl,-rpath,"$MPREFIX/lib" -lmercury -lna -lmercury_util ||
+        { say "could not compile $HERE/hg_call_cost.c against $MPREFIX"; exit 2; }
+fi
 
 # ---- into a loopback-only network namespace --------------------------------
 if [ -z "${OFISHMEM_CMP_NETNS:-}" ]; then
@@ -219,6 +248,7 @@ if [ -z "${OFISHMEM_CMP_NETNS:-}" ]; then
     [ "$(id -u)" = 0 ] || uflag=-rn
     args=(--build-dir "$BUILD" --mercury-prefix "$MPREFIX" --rounds "$ROUNDS" --rows "$ROWS"
           --seconds "$SECS")
+    [ -n "$BASE" ] && args+=(--baseline "$BASE")
     [ -n "$OUT" ] && args+=(--out "$OUT")
     [ "$QUICK" = 1 ] && args+=(--quick)
     OFISHMEM_CMP_NETNS=1 exec unshare $uflag bash -c 'ip link set lo up && exec "$0" "$@"' \
@@ -234,8 +264,9 @@ HOSTPROV=${OURS_HOST_PROV:-shm}
 RATE_LOOPS=${HG_RATE_LOOPS:-200000}
 TCP_LOOPS=${HG_TCP_LOOPS:-20000}
 BW_LOOPS=${HG_BW_LOOPS:-400}
+COST_CALLS=20000
 if [ "$QUICK" = 1 ]; then
-    ROUNDS=1; SECS=0.5; RATE_LOOPS=20000; TCP_LOOPS=2000; BW_LOOPS=50
+    ROUNDS=1; SECS=0.5; RATE_LOOPS=20000; TCP_LOOPS=2000; BW_LOOPS=50; COST_CALLS=2000
 fi
 OUT=${OUT:-$PWD/mercury-compare/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/logs" "$OUT/run" || exit 2
@@ -245,17 +276,21 @@ LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 FAILED=0
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 
-# ours ROW ROUND: prints the value of our program for that row.
+# ours ROW ROUND [TREE NAME]: prints the value of our program for that row
+# (of build tree TREE, default ours; its logs named NAME).
 ours() {
-    local log=$OUT/logs/$1.ours.$2.log
+    local log=$OUT/logs/$1.${4:-ours}.$2.log
+    local RPC_RATE=${3:-$BUILD}/bench/rpc/rpc_rate BULK_BW=${3:-$BUILD}/bench/rpc/bulk_bw
     case "$1" in
     rate_host_1) timeout "$RUN_TIMEOUT" "$RPC_RATE" -p "$HOSTPROV" -c 1 -w 1 -t "$SECS" -r 1 -m mr -b ;;
     rate_host_16) timeout "$RUN_TIMEOUT" "$RPC_RATE" -p "$HOSTPROV" -c 1 -w 16 -t "$SECS" -r 1 -m mr -b ;;
     rate_tcp_1) SHMEM_RPC_SAME_HOST=0 timeout "$RUN_TIMEOUT" "$RPC_RATE" -p "$TCP" -c 1 -w 1 -t "$SECS" -r 1 -m mr -b ;;
     pull_tcp_1) SHMEM_RPC_SAME_HOST=0 timeout "$RUN_TIMEOUT" "$BULK_BW" -p "$TCP" -w 1 -n "$BW_LOOPS" -m cache -b ;;
     pull_tcp_8|push_tcp_8) SHMEM_RPC_SAME_HOST=0 timeout "$RUN_TIMEOUT" "$BULK_BW" -p "$TCP" -w 8 -n "$BW_LOOPS" -m cache -b ;;
+    cost_tcp) timeout "$RUN_TIMEOUT" "${3:-$BUILD}/bench/rpc/call_cost" -p "$TCP" -n "$COST_CALLS" -r 5 ;;
     esac >"$log" 2>&1
     case "$1" in
+    cost_*) grep -q "through $TCP" "$log" && parse_cost <"$log" ;; # (a call_cost without -p: none)
     rate_*) parse_rpc_rate <"$log" ;;
     pull_*) parse_bulk_bw 1 <"$log" ;;
     push_*) parse_bulk_bw 2 <"$log" ;;
@@ -265,6 +300,12 @@ ours() {
 # hg IMPL ROW ROUND: one Mercury server + client; prints the client's value.
 hg() {
     local impl=$1 row=$2 k=$3 na client loops x size
+    if [ "$row" = cost_tcp ]; then
+        timeout "$RUN_TIMEOUT" "$HG_COST" -i "ofi+tcp://127.0.0.1" -n "$COST_CALLS" -r 5 \
+            >"$OUT/logs/$row.$impl.$k.log" 2>&1
+        parse_cost <"$OUT/logs/$row.$impl.$k.log"
+        return
+    fi
     case "$impl" in
     hg_sm) na=(-c na -p sm) ;;
     hg_ofishm) na=(-c ofi -p shm) ;;
@@ -316,8 +357,11 @@ for ((k = 1; k <= ROUNDS; k++)); do
         # push_tcp_8 comes from the same bulk_bw run as pull_tcp_8 when both are asked.
         if [ "$row" = push_tcp_8 ] && [[ ",$ROWS," == *,pull_tcp_8,* ]]; then
             record "$k" "$row" ours "$(parse_bulk_bw 2 <"$OUT/logs/pull_tcp_8.ours.$k.log")"
+            [ -n "$BASE" ] && record "$k" "$row" base \
+                "$(parse_bulk_bw 2 <"$OUT/logs/pull_tcp_8.base.$k.log")"
         else
             record "$k" "$row" ours "$(ours "$row" "$k")"
+            [ -n "$BASE" ] && record "$k" "$row" base "$(ours "$row" "$k" "$BASE" base)"
         fi
         for p in $(peers_of "$row"); do
             record "$k" "$row" "$p" "$(hg "$p" "$row" "$k")"
@@ -336,17 +380,20 @@ label() {
     pull_tcp_1) echo "bulk 1 MiB pull, tcp, 1 in flight (MB/s)" ;;
     pull_tcp_8) echo "bulk 1 MiB pull, tcp, 8 in flight (MB/s)" ;;
     push_tcp_8) echo "bulk 1 MiB push, tcp, 8 in flight (MB/s)" ;;
+    cost_tcp) echo "one-thread tcp call (1e9/median ns)" ;;
     esac
 }
 implname() {
-    case "$1" in hg_sm) echo "Mercury na+sm" ;; hg_ofishm) echo "Mercury ofi shm" ;; hg_tcp) echo "Mercury ofi tcp;ofi_rxm" ;; esac
+    case "$1" in hg_sm) echo "Mercury na+sm" ;; hg_ofishm) echo "Mercury ofi shm" ;; hg_tcp) echo "Mercury ofi tcp;ofi_rxm" ;;
+                 base) echo "ofishmem baseline" ;; esac
 }
 summarize_rows <"$OUT/all.csv" >"$OUT/medians.raw"
 {
     echo "# ofishmem RPC vs Mercury 2.4.1, both busy-polling; $ROUNDS alternating round(s);"
     echo "# ours on one host: provider $HOSTPROV; medians, ratio = median of per-round ours/Mercury"
+    [ -n "$BASE" ] && echo "# baseline: $BASE (rows 'ofishmem baseline': ratio ours/baseline)"
     echo "# load average: start $LOAD_START, end $LOAD_END ($(nproc) CPUs); $(date -u +%FT%TZ)"
-    printf '%-42s %-24s %12s %12s %7s\n' row Mercury ours Mercury ratio
+    printf '%-42s %-24s %12s %12s %7s\n' row "against" ours them ratio
     while read -r row impl o p q; do
         printf '%-42s %-24s %12.0f %12.0f %7.2f\n' "$(label "$row")" "$(implname "$impl")" "$o" "$p" "$q"
     done <"$OUT/medians.raw"

@@ -208,6 +208,7 @@ int rpc_harvest(orpc_t *r)
     int m = 0;
     if (r->sq) {
         m = sq_harvest(r);
+        r->harvest_more = m > 0;
         /* With same-host peers the provider is polled every 16th time only:
          * its poll costs several ring polls (locks, a clock read), and
          * remote peers wait at most 15 ring polls longer. */
@@ -239,6 +240,9 @@ int rpc_harvest(orpc_t *r)
             rpc_ctl_done(r, e->ctx, 0);
         }
     }
+    /* Fewer than a full batch: the provider had no more when it was read
+     * (an error entry comes alone, whatever follows it). */
+    r->harvest_more = m > 0 || n == 16 || (n > 0 && ev[n - 1].kind == CDT_MSG_ERROR);
     return n + m;
 }
 
@@ -272,8 +276,13 @@ int rpc_progress_once(orpc_t *r)
     int n = 0, k;
     if (r->resend_head)
         rpc_resend(r);
-    while ((k = rpc_harvest(r)) > 0)
+    /* Read again only after a full batch: on tcp an empty read of the
+     * provider is a poll(2) (and the read of its wakeup pipe), and it
+     * would stand between a request and its handler. */
+    do {
+        k = rpc_harvest(r);
         n += k;
+    } while (k > 0 && r->harvest_more);
     if (r->coll_live) /* collective calls: forward, collect, answer */
         n += rpc_coll_progress(r);
     n += rpc_dispatch(r);

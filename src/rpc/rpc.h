@@ -306,6 +306,7 @@ struct orpc {
 
     orpc_stats_t st;
     uint64_t last_sweep_ns;
+    int harvest_more; /* the last rpc_harvest may have left events (a full batch) */
 
     /* Collective calls being served (coll.c), spare ones, and the member
      * tables of the joined addresses they came with. */

@@ -17,7 +17,9 @@
 #              network namespace (unshare -n; -rn when not root)
 #   at 1 PE also: singleton (startup started without a launcher), ours and base.
 # Part 2, for each count in --tcp-pes (default 8 16 32 64): the job on
-# tcp;ofi_rxm over lo (SHMEM_DIRECT=0) next to shm, median of N runs, and the
+# tcp;ofi_rxm over lo (SHMEM_DIRECT=0) next to shm (the default: same-host
+# direct path) and shm_fab (libfabric's shm provider, SHMEM_DIRECT=0: both
+# columns then load and use libfabric), median of N runs, their ratios, and the
 # sockets each PE holds after init and after an all-to-all of puts (min/max
 # over PEs, sampled by the program from /proc/self/fd).
 #
@@ -78,6 +80,7 @@ fi
 # ---- timing ------------------------------------------------------------------
 TIMEOUT=120
 FAILED=0
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 : >"$OUT/startup.csv"
 TOLERATED=0
 # timed PART CONFIG NPES RUN CMD... : appends one row; the command's output
@@ -145,6 +148,7 @@ if [ "$TCP" = 1 ]; then
     for n in $TCP_PES; do
         for r in $(seq 1 "$RUNS"); do
             timed tcp shm "$n" "$r" ours_run "$PREFIX" "$n" "$OUT/bin/ours"
+            timed tcp shm_fab "$n" "$r" env SHMEM_DIRECT=0 ours_run "$PREFIX" "$n" "$OUT/bin/ours"
             timed tcp tcp_rxm "$n" "$r" env SHMEM_OFI_PROVIDER='tcp;ofi_rxm' SHMEM_DIRECT=0 \
                 FI_TCP_IFACE=lo "$PREFIX/bin/oshrun" -n "$n" --timeout "$TIMEOUT" "$OUT/bin/ours"
         done
@@ -165,7 +169,7 @@ fi
 # ---- tables --------------------------------------------------------------
 {
     echo "start-up, whole process (shmem_init + barrier + shmem_finalize), median of $RUNS runs, seconds"
-    echo "host $(hostname), $(nproc) cores, load before/after: see logs; $(date)"
+    echo "host $(hostname), $(nproc) cores, load average (1/5/15 min) at start $LOAD0, at end $(cut -d' ' -f1-3 /proc/loadavg); $(date)"
     awk -F, '
         { k = $1 "," $2 "," $3; v[k, ++c[k]] = $5; parts[$1] = 1; cfgs[$1 "," $2] = 1; ns[$1 "," $3] = 1 }
         function med(k,   n, i, j, t, a) {
@@ -184,13 +188,30 @@ fi
                 for (i = 2; i <= nn; i++) { t = N[i]; for (j = i - 1; j >= 1 && N[j] > t; j--) N[j + 1] = N[j]; N[j + 1] = t }
                 for (i = 1; i <= nn; i++) hdr = hdr sprintf("%9d", N[i])
                 print ""; print hdr
-                nc = split("singleton base-singleton ours base launcher base-launcher peer shm tcp_rxm", C, " ")
+                nc = split("singleton base-singleton ours base launcher base-launcher peer shm shm_fab tcp_rxm", C, " ")
                 for (ci = 1; ci <= nc; ci++) {
                     if (!((p "," C[ci]) in cfgs)) continue
                     line = sprintf("%-16s", C[ci])
                     for (i = 1; i <= nn; i++) line = line sprintf("%9s", med(p "," C[ci] "," N[i]))
                     print line
                 }
+                if (p != "tcp" || !((p ",tcp_rxm") in cfgs)) continue
+                nr = split("shm_fab shm", R, " ")
+                for (ri = 1; ri <= nr; ri++) {
+                    if (!((p "," R[ri]) in cfgs)) continue
+                    line = sprintf("%-16s", "tcp_rxm/" R[ri])
+                    for (i = 1; i <= nn; i++) {
+                        a = med(p ",tcp_rxm," N[i]); b = med(p "," R[ri] "," N[i])
+                        line = line sprintf("%9s", (a == "-" || b == "-" || b == 0) ? "-" : sprintf("%.2f", a / b))
+                    }
+                    print line
+                }
+                line = sprintf("%-16s", "tcp_rxm ms/PE")
+                for (i = 1; i <= nn; i++) {
+                    a = med(p ",tcp_rxm," N[i])
+                    line = line sprintf("%9s", a == "-" ? "-" : sprintf("%.1f", 1000 * a / N[i]))
+                }
+                print line
             }
         }' "$OUT/startup.csv"
     if [ -s "$OUT/sockets.csv" ]; then

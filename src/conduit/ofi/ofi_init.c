@@ -73,6 +73,28 @@ static struct fi_info *make_hints(const cdt_config_t *cfg, const char *prov, int
     return h;
 }
 
+/*
+ * rxm's receive buffers, where the user set nothing. Its shared receive
+ * context (the default endpoint's) posts FI_OFI_RXM_MSG_RX_SIZE buffers of
+ * FI_OFI_RXM_BUFFER_SIZE, 4096 x 16 KiB when the size is unset: ~64 MB
+ * touched per PE and ~0.3 s of CPU to open, which 64-128 PEs sharing a few
+ * cores paid all at once (registration+endpoint 11 s mean at 64 PEs here).
+ * That endpoint carries RMA and rxm's emulated atomics; the shared buffers
+ * are reposted as they are consumed, so 128 serve every peer. 128 is also
+ * rxm's own size for an endpoint without the shared context (contexts after
+ * the default one, RPC clients): those are unchanged. rxm reads the value
+ * once, when libfabric loads its providers (the first fi_getinfo of the
+ * process), so it holds for the whole process, an RPC server's shared
+ * context included, and only if this is that first call.
+ */
+#define OFI_RXM_MSG_RX "128"
+
+static void rxm_defaults(void)
+{
+    if (shm_env_from_process("FI_OFI_RXM_MSG_RX_SIZE") == NULL)
+        setenv("FI_OFI_RXM_MSG_RX_SIZE", OFI_RXM_MSG_RX, 0);
+}
+
 static shm_status_t choose_provider(const cdt_config_t *cfg)
 {
     const char *prov = cfg->provider;
@@ -80,6 +102,8 @@ static shm_status_t choose_provider(const cdt_config_t *cfg)
         const char *fip = shm_env_from_process("FI_PROVIDER");
         prov = (fip && *fip) ? fip : (cfg->nnodes <= 1 ? "shm" : "tcp;ofi_rxm");
     }
+    if (strstr(prov, "ofi_rxm") != NULL)
+        rxm_defaults();
     struct fi_info *info = NULL;
     int rc = -FI_ENODATA;
     static const int tries[] = {HINT_ATOMIC | HINT_MSG, HINT_ATOMIC, HINT_MSG, 0};

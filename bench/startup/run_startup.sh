@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # run_startup.sh [--prefix DIR] [--base DIR] [--runs N] [--pes LIST]
-#                [--tcp-pes LIST] [--no-peer] [--no-tcp] [--out DIR]
+#                [--tcp-pes LIST] [--no-peer] [--no-tcp] [--timeout S] [--out DIR]
 #
 # Start-up cost (issue 16): whole-process wall time of the smallest job,
 # shmem_init + shmem_barrier_all + shmem_finalize (bench/startup/startup.c),
@@ -19,16 +19,18 @@
 # Part 2, for each count in --tcp-pes (default 8 16 32 64): the job on
 # tcp;ofi_rxm over lo (SHMEM_DIRECT=0) next to shm (the default: same-host
 # direct path) and shm_fab (libfabric's shm provider, SHMEM_DIRECT=0: both
-# columns then load and use libfabric), median of N runs, their ratios, and the
+# columns then load and use libfabric), with --base also base_tcp_rxm (the
+# --base library on tcp), median of N runs, their ratios, and the
 # sockets each PE holds after init and after an all-to-all of puts (min/max
 # over PEs, sampled by the program from /proc/self/fd).
 #
+# --timeout S ends a job that takes longer (default 120 s; counted as failed).
 # Writes OUT/startup.csv (part,config,npes,run,seconds), OUT/sockets.csv
 # (provider,when,npes,sockets_min,sockets_max,rss_mean_kb) and
 # OUT/summary.txt (the tables printed).
 set -u
 
-usage() { sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0"; }
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -40,6 +42,7 @@ TCP_PES="8 16 32 64"
 PEER=1
 TCP=1
 OUT=
+TIMEOUT=120
 while [ $# -gt 0 ]; do
     case "$1" in
     --prefix) PREFIX=${2:?}; shift 2 ;;
@@ -50,11 +53,13 @@ while [ $# -gt 0 ]; do
     --no-peer) PEER=0; shift ;;
     --no-tcp) TCP=0; shift ;;
     --out) OUT=${2:?}; shift 2 ;;
+    --timeout) TIMEOUT=${2:?}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run_startup.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
     esac
 done
 case "$RUNS" in ''|*[!0-9]*) echo "run_startup.sh: --runs takes a number" >&2; exit 2 ;; esac
+case "$TIMEOUT" in ''|*[!0-9]*) echo "run_startup.sh: --timeout takes seconds" >&2; exit 2 ;; esac
 OUT=${OUT:-$PWD/startup-results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/bin" "$OUT/logs" || exit 2
 OUT=$(cd "$OUT" && pwd)
@@ -78,7 +83,6 @@ if [ "$PEER" = 1 ]; then
 fi
 
 # ---- timing ------------------------------------------------------------------
-TIMEOUT=120
 FAILED=0
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 : >"$OUT/startup.csv"
@@ -151,6 +155,9 @@ if [ "$TCP" = 1 ]; then
             timed tcp shm_fab "$n" "$r" env SHMEM_DIRECT=0 ours_run "$PREFIX" "$n" "$OUT/bin/ours"
             timed tcp tcp_rxm "$n" "$r" env SHMEM_OFI_PROVIDER='tcp;ofi_rxm' SHMEM_DIRECT=0 \
                 FI_TCP_IFACE=lo "$PREFIX/bin/oshrun" -n "$n" --timeout "$TIMEOUT" "$OUT/bin/ours"
+            [ -n "$BASE" ] && timed tcp base_tcp_rxm "$n" "$r" env SHMEM_OFI_PROVIDER='tcp;ofi_rxm' \
+                SHMEM_DIRECT=0 FI_TCP_IFACE=lo "$BASE/bin/oshrun" -n "$n" --timeout "$TIMEOUT" \
+                "$OUT/bin/base"
         done
         for prov in shm 'tcp;ofi_rxm'; do
             tag=${prov//;/_}
@@ -188,7 +195,7 @@ fi
                 for (i = 2; i <= nn; i++) { t = N[i]; for (j = i - 1; j >= 1 && N[j] > t; j--) N[j + 1] = N[j]; N[j + 1] = t }
                 for (i = 1; i <= nn; i++) hdr = hdr sprintf("%9d", N[i])
                 print ""; print hdr
-                nc = split("singleton base-singleton ours base launcher base-launcher peer shm shm_fab tcp_rxm", C, " ")
+                nc = split("singleton base-singleton ours base launcher base-launcher peer shm shm_fab tcp_rxm base_tcp_rxm", C, " ")
                 for (ci = 1; ci <= nc; ci++) {
                     if (!((p "," C[ci]) in cfgs)) continue
                     line = sprintf("%-16s", C[ci])

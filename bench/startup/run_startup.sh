@@ -152,7 +152,8 @@ if [ "$TCP" = 1 ]; then
     for n in $TCP_PES; do
         for r in $(seq 1 "$RUNS"); do
             timed tcp shm "$n" "$r" ours_run "$PREFIX" "$n" "$OUT/bin/ours"
-            timed tcp shm_fab "$n" "$r" env SHMEM_DIRECT=0 ours_run "$PREFIX" "$n" "$OUT/bin/ours"
+            timed tcp shm_fab "$n" "$r" env SHMEM_OFI_PROVIDER=shm SHMEM_DIRECT=0 \
+                "$PREFIX/bin/oshrun" -n "$n" --timeout "$TIMEOUT" "$OUT/bin/ours"
             timed tcp tcp_rxm "$n" "$r" env SHMEM_OFI_PROVIDER='tcp;ofi_rxm' SHMEM_DIRECT=0 \
                 FI_TCP_IFACE=lo "$PREFIX/bin/oshrun" -n "$n" --timeout "$TIMEOUT" "$OUT/bin/ours"
             [ -n "$BASE" ] && timed tcp base_tcp_rxm "$n" "$r" env SHMEM_OFI_PROVIDER='tcp;ofi_rxm' \

@@ -20,6 +20,7 @@ cdt_ofi_fast_t cdt_ofi_fast_g;
 #define OFI_API FI_VERSION(1, 17)
 #define OFI_NAME_MAX 256
 #define OFI_KEY "ofishmem.ofi"
+#define OFI_AV_COUNT 256 /* the AV's size hint: see cdt_init */
 
 /* What every PE publishes once. */
 typedef struct {
@@ -189,7 +190,18 @@ shm_status_t cdt_init(const cdt_config_t *cfg)
     cdt_ofi_sweep_own_regions(cdt_ofi_g.prov_name);
     OFI_CHECK(fi_domain(cdt_ofi_g.fabric, cdt_ofi_g.info, &cdt_ofi_g.domain, NULL),
               "fi_domain");
-    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)cfg->size};
+    /* The AV's count is what the provider sizes its tables by at the first
+     * insert, not a limit: it grows as peers are met (on demand, in the
+     * order met; a peer's fi_addr_t is kept per PE). A count of every PE
+     * in the job cost rxm 16 MB and 0.4 s at the first insert for 10^5
+     * PEs and 52 us per insert after it (bench/startup/av_cost -c); 256,
+     * libfabric's default universe size, ~2 us and ~300 B per peer met.
+     * Only where peers connect on demand (rxm): shm refuses a count above
+     * its 256 peers, which is the error a larger one-host job should get. */
+    size_t av_count = (size_t)cfg->size;
+    if (cdt_ofi_g.caps.lazy_connect && av_count > OFI_AV_COUNT)
+        av_count = OFI_AV_COUNT;
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = av_count};
     OFI_CHECK(fi_av_open(cdt_ofi_g.domain, &av_attr, &cdt_ofi_g.av, NULL), "fi_av_open");
     cdt_ofi_amo_init(); /* probes the domain's atomics */
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # run_startup.sh [--prefix DIR] [--base DIR] [--runs N] [--pes LIST]
-#                [--tcp-pes LIST] [--no-peer] [--no-tcp] [--out DIR]
+#                [--tcp-pes LIST] [--no-peer] [--no-tcp] [--timeout S] [--out DIR]
 #
 # Start-up cost (issue 16): whole-process wall time of the smallest job,
 # shmem_init + shmem_barrier_all + shmem_finalize (bench/startup/startup.c),
@@ -19,16 +19,20 @@
 #              network namespace (unshare -n; -rn when not root)
 #   at 1 PE also: singleton (startup started without a launcher), ours and base.
 # Part 2, for each count in --tcp-pes (default 8 16 32 64): the job on
-# tcp;ofi_rxm over lo (SHMEM_DIRECT=0) next to shm, median of N runs, and the
+# tcp;ofi_rxm over lo (SHMEM_DIRECT=0) next to shm (the default: same-host
+# direct path) and shm_fab (libfabric's shm provider, SHMEM_DIRECT=0: both
+# columns then load and use libfabric), with --base also base_tcp_rxm (the
+# --base library on tcp), median of N runs, their ratios, and the
 # sockets each PE holds after init and after an all-to-all of puts (min/max
 # over PEs, sampled by the program from /proc/self/fd).
 #
+# --timeout S ends a job that takes longer (default 120 s; counted as failed).
 # Writes OUT/startup.csv (part,config,npes,run,seconds), OUT/sockets.csv
 # (provider,when,npes,sockets_min,sockets_max,rss_mean_kb) and
 # OUT/summary.txt (the tables printed).
 set -u
 
-usage() { sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0"; }
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -40,6 +44,7 @@ TCP_PES="8 16 32 64"
 PEER=1
 TCP=1
 OUT=
+TIMEOUT=120
 while [ $# -gt 0 ]; do
     case "$1" in
     --prefix) PREFIX=${2:?}; shift 2 ;;
@@ -50,11 +55,13 @@ while [ $# -gt 0 ]; do
     --no-peer) PEER=0; shift ;;
     --no-tcp) TCP=0; shift ;;
     --out) OUT=${2:?}; shift 2 ;;
+    --timeout) TIMEOUT=${2:?}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run_startup.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
     esac
 done
 case "$RUNS" in ''|*[!0-9]*) echo "run_startup.sh: --runs takes a number" >&2; exit 2 ;; esac
+case "$TIMEOUT" in ''|*[!0-9]*) echo "run_startup.sh: --timeout takes seconds" >&2; exit 2 ;; esac
 OUT=${OUT:-$PWD/startup-results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/bin" "$OUT/logs" || exit 2
 OUT=$(cd "$OUT" && pwd)
@@ -78,8 +85,8 @@ if [ "$PEER" = 1 ]; then
 fi
 
 # ---- timing ------------------------------------------------------------------
-TIMEOUT=120
 FAILED=0
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 : >"$OUT/startup.csv"
 TOLERATED=0
 # timed PART CONFIG NPES RUN CMD... : appends one row; the command's output
@@ -151,8 +158,13 @@ if [ "$TCP" = 1 ]; then
     for n in $TCP_PES; do
         for r in $(seq 1 "$RUNS"); do
             timed tcp shm "$n" "$r" ours_run "$PREFIX" "$n" "$OUT/bin/ours"
+            timed tcp shm_fab "$n" "$r" env SHMEM_OFI_PROVIDER=shm SHMEM_DIRECT=0 \
+                "$PREFIX/bin/oshrun" -n "$n" --timeout "$TIMEOUT" "$OUT/bin/ours"
             timed tcp tcp_rxm "$n" "$r" env SHMEM_OFI_PROVIDER='tcp;ofi_rxm' SHMEM_DIRECT=0 \
                 FI_TCP_IFACE=lo "$PREFIX/bin/oshrun" -n "$n" --timeout "$TIMEOUT" "$OUT/bin/ours"
+            [ -n "$BASE" ] && timed tcp base_tcp_rxm "$n" "$r" env SHMEM_OFI_PROVIDER='tcp;ofi_rxm' \
+                SHMEM_DIRECT=0 FI_TCP_IFACE=lo "$BASE/bin/oshrun" -n "$n" --timeout "$TIMEOUT" \
+                "$OUT/bin/base"
         done
         for prov in shm 'tcp;ofi_rxm'; do
             tag=${prov//;/_}
@@ -171,7 +183,7 @@ fi
 # ---- tables --------------------------------------------------------------
 {
     echo "start-up, whole process (shmem_init + barrier + shmem_finalize), median of $RUNS runs, seconds"
-    echo "host $(hostname), $(nproc) cores, load before/after: see logs; $(date)"
+    echo "host $(hostname), $(nproc) cores, load average (1/5/15 min) at start $LOAD0, at end $(cut -d' ' -f1-3 /proc/loadavg); $(date)"
     awk -F, '
         { k = $1 "," $2 "," $3; v[k, ++c[k]] = $5; parts[$1] = 1; cfgs[$1 "," $2] = 1; ns[$1 "," $3] = 1 }
         function med(k,   n, i, j, t, a) {
@@ -190,13 +202,30 @@ fi
                 for (i = 2; i <= nn; i++) { t = N[i]; for (j = i - 1; j >= 1 && N[j] > t; j--) N[j + 1] = N[j]; N[j + 1] = t }
                 for (i = 1; i <= nn; i++) hdr = hdr sprintf("%9d", N[i])
                 print ""; print hdr
-                nc = split("singleton singleton-always base-singleton ours always base launcher base-launcher peer shm tcp_rxm", C, " ")
+                nc = split("singleton singleton-always base-singleton ours always base launcher base-launcher peer shm shm_fab tcp_rxm base_tcp_rxm", C, " ")
                 for (ci = 1; ci <= nc; ci++) {
                     if (!((p "," C[ci]) in cfgs)) continue
                     line = sprintf("%-16s", C[ci])
                     for (i = 1; i <= nn; i++) line = line sprintf("%9s", med(p "," C[ci] "," N[i]))
                     print line
                 }
+                if (p != "tcp" || !((p ",tcp_rxm") in cfgs)) continue
+                nr = split("shm_fab shm", R, " ")
+                for (ri = 1; ri <= nr; ri++) {
+                    if (!((p "," R[ri]) in cfgs)) continue
+                    line = sprintf("%-16s", "tcp_rxm/" R[ri])
+                    for (i = 1; i <= nn; i++) {
+                        a = med(p ",tcp_rxm," N[i]); b = med(p "," R[ri] "," N[i])
+                        line = line sprintf("%9s", (a == "-" || b == "-" || b == 0) ? "-" : sprintf("%.2f", a / b))
+                    }
+                    print line
+                }
+                line = sprintf("%-16s", "tcp_rxm ms/PE")
+                for (i = 1; i <= nn; i++) {
+                    a = med(p ",tcp_rxm," N[i])
+                    line = line sprintf("%9s", a == "-" ? "-" : sprintf("%.1f", 1000 * a / N[i]))
+                }
+                print line
             }
         }' "$OUT/startup.csv"
     if [ -s "$OUT/sockets.csv" ]; then

@@ -5,12 +5,15 @@
  *
  *   startup [--sockets] [--alltoall] [--csv FILE]
  *
- * --sockets: after init (and, with --alltoall, after an all-to-all of one
- * long per PE pair, by puts) each PE counts the sockets in /proc/self/fd
- * and reads its resident memory; PE 0 prints "sockets after_init min A max B
- * npes N; rss kB min max mean" and the same after the all-to-all; with
- * --csv it appends "when,npes,min,max,rss_mean_kb". Only calls of OpenSHMEM 1.4, so the same source builds with
- * Open MPI's oshcc.
+ * --sockets: each PE counts the sockets in /proc/self/fd (socket pairs and
+ * the launcher's connection included) and reads its resident memory right
+ * after shmem_init returns (after_init: before it talks to anyone, though a
+ * peer that returned sooner may already have connected to it), after the
+ * first barriers and one put to PE 0 (after_barrier) and, with --alltoall,
+ * after an all-to-all of one long per PE pair, by puts; PE 0 prints
+ * "sockets WHEN min A max B npes N; rss kB min max mean" for each; with
+ * --csv it appends "when,npes,min,max,rss_mean_kb". Only calls of
+ * OpenSHMEM 1.4, so the same source builds with Open MPI's oshcc.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -73,11 +76,16 @@ static void min_max(const long *v, int n, long *mn_p, long *mx_p, double *avg_p)
     *avg_p = sum / n;
 }
 
-static void report(const char *when, FILE *csv)
+/* Reports socket counts and RSS sampled before (sock >= 0) or now. */
+static void report(const char *when, long sock, long res, FILE *csv)
 {
     int n = shmem_n_pes();
-    shmem_long_p(&counts[shmem_my_pe()], count_sockets(), 0);
-    shmem_long_p(&rss[shmem_my_pe()], rss_kb(), 0);
+    if (sock < 0) {
+        sock = count_sockets();
+        res = rss_kb();
+    }
+    shmem_long_p(&counts[shmem_my_pe()], sock, 0);
+    shmem_long_p(&rss[shmem_my_pe()], res, 0);
     shmem_barrier_all();
     if (shmem_my_pe() == 0) {
         long mn, mx, rmn, rmx;
@@ -109,6 +117,9 @@ int main(int argc, char **argv)
         }
     }
     shmem_init();
+    /* Sampled before this PE talks to anyone (a peer that returned from
+     * init sooner may already have connected to it for the barrier). */
+    long init_sock = sockets ? count_sockets() : 0, init_rss = sockets ? rss_kb() : 0;
     shmem_barrier_all();
     /* A peer library that crashes in finalize still started the job. */
     if (shmem_my_pe() == 0) {
@@ -119,7 +130,8 @@ int main(int argc, char **argv)
         FILE *csv = NULL;
         if (csv_path && shmem_my_pe() == 0 && (csv = fopen(csv_path, "a")) == NULL)
             perror(csv_path);
-        report("after_init", csv);
+        report("after_init", init_sock, init_rss, csv);
+        report("after_barrier", -1, 0, csv);
         if (alltoall) {
             /* Every PE writes one word to every other PE: each pair talks. */
             int n = shmem_n_pes(), me = shmem_my_pe();
@@ -140,7 +152,7 @@ int main(int argc, char **argv)
                             (long)i * n + me);
                     shmem_global_exit(1);
                 }
-            report("after_alltoall", csv);
+            report("after_alltoall", -1, 0, csv);
             shmem_free(slot);
         }
         if (csv)

@@ -450,7 +450,8 @@ void shm_core_init(int requested)
     shm_state_g.barrier_psync = shm_heap_alloc(SHM_INTERNAL_WORDS * sizeof(uint64_t), 0);
     if (shm_state_g.barrier_psync == NULL)
         shm_fatal("symmetric heap too small for the library's own use");
-    memset(shm_state_g.barrier_psync, 0, SHM_INTERNAL_WORDS * sizeof(uint64_t));
+    /* Zero already (a heap this init mapped); not cleared, for the reason
+     * shm_team_init gives: a peer may already have written into it. */
     shm_state_g.barrier_epoch = 0;
     shm_team_init(); /* predefined teams and the team workspace pool (same on every PE) */
     init_phase("teams");

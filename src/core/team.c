@@ -162,8 +162,13 @@ void shm_team_init(void)
         shm_fatal("symmetric heap too small for the team workspaces (%d x %zu bytes): raise "
                   "SHMEM_SYMMETRIC_SIZE or lower SHMEM_TEAMS_MAX / SHMEM_COLL_SCRATCH",
                   pool.nslots, pool.slot_bytes);
-    /* Nobody writes into it before init's final fence. */
-    memset(mem, 0, total);
+    /* Not zeroed here: the heap was mapped by this init (anonymous memory or
+     * a new memfd, never reused) and this is among its first blocks, so it
+     * reads zero already. Zeroing it would touch every page of every slot
+     * (~2 MB per PE at the defaults, (SHMEM_TEAMS_MAX + 2) x 24 B per PE in
+     * the job), and could erase a flag that a peer released early from the
+     * launcher's fence had already written (a fence seen releasing one
+     * host's PEs before the other's arrived under Slurm). */
     pool.base = mem;
     pool.base_off = (uintptr_t)mem - shm_seg_g[SHM_SEG_HEAP].base;
     pool.as_flags = (volatile uint64_t *)(mem + (size_t)pool.nslots * pool.slot_bytes);

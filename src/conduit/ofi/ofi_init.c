@@ -20,6 +20,7 @@ cdt_ofi_fast_t cdt_ofi_fast_g;
 #define OFI_API FI_VERSION(1, 17)
 #define OFI_NAME_MAX 256
 #define OFI_KEY "ofishmem.ofi"
+#define OFI_AV_COUNT 256 /* the AV's size hint: see cdt_init */
 
 /* What every PE publishes once. */
 typedef struct {
@@ -73,6 +74,28 @@ static struct fi_info *make_hints(const cdt_config_t *cfg, const char *prov, int
     return h;
 }
 
+/*
+ * rxm's receive buffers, where the user set nothing. Its shared receive
+ * context (the default endpoint's) posts FI_OFI_RXM_MSG_RX_SIZE buffers of
+ * FI_OFI_RXM_BUFFER_SIZE, 4096 x 16 KiB when the size is unset: ~64 MB
+ * touched per PE and ~0.3 s of CPU to open, which 64-128 PEs sharing a few
+ * cores paid all at once (registration+endpoint 11 s mean at 64 PEs here).
+ * That endpoint carries RMA and rxm's emulated atomics; the shared buffers
+ * are reposted as they are consumed, so 128 serve every peer. 128 is also
+ * rxm's own size for an endpoint without the shared context (contexts after
+ * the default one, RPC clients): those are unchanged. rxm reads the value
+ * once, when libfabric loads its providers (the first fi_getinfo of the
+ * process), so it holds for the whole process, an RPC server's shared
+ * context included, and only if this is that first call.
+ */
+#define OFI_RXM_MSG_RX "128"
+
+static void rxm_defaults(void)
+{
+    if (shm_env_from_process("FI_OFI_RXM_MSG_RX_SIZE") == NULL)
+        setenv("FI_OFI_RXM_MSG_RX_SIZE", OFI_RXM_MSG_RX, 0);
+}
+
 static shm_status_t choose_provider(const cdt_config_t *cfg)
 {
     const char *prov = cfg->provider;
@@ -80,6 +103,8 @@ static shm_status_t choose_provider(const cdt_config_t *cfg)
         const char *fip = shm_env_from_process("FI_PROVIDER");
         prov = (fip && *fip) ? fip : (cfg->nnodes <= 1 ? "shm" : "tcp;ofi_rxm");
     }
+    if (strstr(prov, "ofi_rxm") != NULL)
+        rxm_defaults();
     struct fi_info *info = NULL;
     int rc = -FI_ENODATA;
     static const int tries[] = {HINT_ATOMIC | HINT_MSG, HINT_ATOMIC, HINT_MSG, 0};
@@ -201,7 +226,18 @@ shm_status_t cdt_init(const cdt_config_t *cfg)
     cdt_ofi_sweep_own_regions(cdt_ofi_g.prov_name);
     OFI_CHECK(fi_domain(cdt_ofi_g.fabric, cdt_ofi_g.info, &cdt_ofi_g.domain, NULL),
               "fi_domain");
-    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)cfg->size};
+    /* The AV's count is what the provider sizes its tables by at the first
+     * insert, not a limit: it grows as peers are met (on demand, in the
+     * order met; a peer's fi_addr_t is kept per PE). A count of every PE
+     * in the job cost rxm 16 MB and 0.4 s at the first insert for 10^5
+     * PEs and 52 us per insert after it (bench/startup/av_cost -c); 256,
+     * libfabric's default universe size, ~2 us and ~300 B per peer met.
+     * Only where peers connect on demand (rxm): shm refuses a count above
+     * its 256 peers, which is the error a larger one-host job should get. */
+    size_t av_count = (size_t)cfg->size;
+    if (cdt_ofi_g.caps.lazy_connect && av_count > OFI_AV_COUNT)
+        av_count = OFI_AV_COUNT;
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = av_count};
     OFI_CHECK(fi_av_open(cdt_ofi_g.domain, &av_attr, &cdt_ofi_g.av, NULL), "fi_av_open");
     cdt_ofi_amo_init(); /* probes the domain's atomics */
 

@@ -86,12 +86,6 @@ static int parse_map_by(const char *v, osr_opts_t *o)
     return -1;
 }
 
-static void keep_words(osr_opts_t *o, char **argv, int first, int last)
-{
-    for (int k = first; k <= last; k++)
-        o->compat_args[o->ncompat_args++] = argv[k];
-}
-
 // The value of option --name or -name (Open MPI takes both spellings).
 static const char *either_value(int argc, char **argv, int *i, const char *name, bool *missing)
 {
@@ -108,6 +102,7 @@ int osr_compat_opt(int argc, char **argv, int *i, osr_opts_t *o)
     static const char *const noop[] = {"--oversubscribe", "-oversubscribe", "--allow-run-as-root",
                                        "--report-bindings", "-report-bindings"};
     static const char *const per_host[] = {"-N", "--npernode", "-npernode", "-ppn"};
+    static const char *const wdir[] = {"--wdir", "-wdir", "--wd"};
     static const char *const mca[] = {"--mca", "-mca", "--gmca", "-gmca", "--prtemca",
                                       "--pmixmca"};
     int first = *i;
@@ -118,16 +113,14 @@ int osr_compat_opt(int argc, char **argv, int *i, osr_opts_t *o)
         if (strcmp(argv[*i], noop[k]) == 0) {
             if (strstr(noop[k], "report-bindings") != NULL)
                 o->report_bindings = true;
-            keep_words(o, argv, first, *i);
+            osr_keep_words(o, argv, first, *i);
             return 0;
         }
     }
-    for (size_t k = 0; k < sizeof(per_host) / sizeof(per_host[0]); k++) {
-        v = osr_opt_value(argc, argv, i, per_host[k], &missing);
-        if (missing)
-            return osr_usage_error("option '%s' needs a number of PEs per host", argv[*i]);
-        if (v == NULL)
-            continue;
+    v = OSR_OPT_ANY(argc, argv, i, per_host, &missing);
+    if (missing)
+        return osr_usage_error("option '%s' needs a number of PEs per host", argv[*i]);
+    if (v != NULL) {
         if (parse_count(v, &o->per_host) != 0)
             return osr_usage_error("invalid number of PEs per host '%s'", v);
         o->compat_args[o->ncompat_args++] = "-N"; // mpirun's spelling of them all
@@ -141,7 +134,7 @@ int osr_compat_opt(int argc, char **argv, int *i, osr_opts_t *o)
         if (parse_map_by(v, o) != 0)
             return osr_usage_error("unknown --map-by policy '%s' (expected slot, core, hwthread, "
                                    "socket, numa, node or ppr:N:node)", v);
-        keep_words(o, argv, first, *i);
+        osr_keep_words(o, argv, first, *i);
         return 0;
     }
     v = either_value(argc, argv, i, "--bind-to", &missing);
@@ -151,18 +144,15 @@ int osr_compat_opt(int argc, char **argv, int *i, osr_opts_t *o)
         if (parse_bind(v, &o->bind) != 0)
             return osr_usage_error("unknown --bind-to unit '%s' (expected none, hwthread, core "
                                    "or socket)", v);
-        keep_words(o, argv, first, *i);
+        osr_keep_words(o, argv, first, *i);
         return 0;
     }
-    for (const char *name = "--wdir"; name != NULL;
-         name = !strcmp(name, "--wdir") ? "-wdir" : !strcmp(name, "-wdir") ? "--wd" : NULL) {
-        v = osr_opt_value(argc, argv, i, name, &missing);
-        if (missing)
-            return osr_usage_error("option '%s' needs a directory", argv[*i]);
-        if (v == NULL)
-            continue;
+    v = OSR_OPT_ANY(argc, argv, i, wdir, &missing);
+    if (missing)
+        return osr_usage_error("option '%s' needs a directory", argv[*i]);
+    if (v != NULL) {
         o->wdir = v;
-        keep_words(o, argv, first, *i);
+        osr_keep_words(o, argv, first, *i);
         return 0;
     }
     // MPICH's (Hydra's) -genv VAR VAL / -env VAR VAL: as -x VAR=VAL.
@@ -187,7 +177,7 @@ int osr_compat_opt(int argc, char **argv, int *i, osr_opts_t *o)
         if (*i + 2 >= argc)
             return osr_usage_error("option '%s' needs a name and a value", argv[*i]);
         *i += 2;
-        keep_words(o, argv, first, *i);
+        osr_keep_words(o, argv, first, *i);
         o->nmca++;
         return 0;
     }

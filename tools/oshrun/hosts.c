@@ -163,30 +163,21 @@ int osr_hosts_opt(int argc, char **argv, int *i, osr_opts_t *o)
                                         "-machinefile", "-f", "--default-hostfile"};
     int first = *i;
     bool missing;
-    const char *v;
+    const char *v = OSR_OPT_ANY(argc, argv, i, lists, &missing);
 
-    for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
-        v = osr_opt_value(argc, argv, i, lists[k], &missing);
-        if (missing)
-            return osr_usage_error("option '%s' needs a list of hosts", argv[*i]);
-        if (v == NULL)
-            continue;
+    if (missing)
+        return osr_usage_error("option '%s' needs a list of hosts", argv[*i]);
+    if (v != NULL) {
         o->host_list = v;
-        goto keep;
-    }
-    for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
-        v = osr_opt_value(argc, argv, i, files[k], &missing);
+    } else {
+        v = OSR_OPT_ANY(argc, argv, i, files, &missing);
         if (missing)
             return osr_usage_error("option '%s' needs a file", argv[*i]);
         if (v == NULL)
-            continue;
+            return -1;
         o->host_file = v;
-        goto keep;
     }
-    return -1;
-keep:
-    for (int k = first; k <= *i; k++)
-        o->compat_args[o->ncompat_args++] = argv[k];
+    osr_keep_words(o, argv, first, *i);
     return 0;
 }
 

@@ -98,6 +98,25 @@ const char *osr_opt_value(int argc, char **argv, int *i, const char *name, bool 
     return argv[++*i];
 }
 
+// osr_opt_value for each of n spellings of one option, in turn.
+const char *osr_opt_any(int argc, char **argv, int *i, const char *const *names, size_t n,
+                        bool *missing)
+{
+    const char *v = NULL;
+
+    *missing = false;
+    for (size_t k = 0; k < n && v == NULL && !*missing; k++)
+        v = osr_opt_value(argc, argv, i, names[k], missing);
+    return v;
+}
+
+// Keeps the words argv[first..last] of another launcher's option for mpirun.
+void osr_keep_words(osr_opts_t *o, char **argv, int first, int last)
+{
+    for (int k = first; k <= last; k++)
+        o->compat_args[o->ncompat_args++] = argv[k];
+}
+
 bool osr_valid_var_name(const char *s, size_t len)
 {
     if (len == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
@@ -122,7 +141,7 @@ static int parse_args(int argc, char **argv, osr_opts_t *o)
         return 1;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
-        bool missing = false, matched = false;
+        bool missing = false;
 
         if (strcmp(a, "--") == 0) {
             i++;
@@ -138,22 +157,18 @@ static int parse_args(int argc, char **argv, osr_opts_t *o)
             printf(OSR_NAME " (ofishmem) %s, PMIx %s\n", OFISHMEM_VERSION, PMIx_Get_version());
             return 0;
         }
-        for (size_t k = 0; k < sizeof(np_names) / sizeof(np_names[0]) && !matched; k++) {
-            v = osr_opt_value(argc, argv, &i, np_names[k], &missing);
-            if (v == NULL && !missing)
-                continue;
-            matched = true;
-            if (missing)
-                return osr_usage_error("option '%s' needs a number of PEs", a);
+        v = OSR_OPT_ANY(argc, argv, &i, np_names, &missing);
+        if (missing)
+            return osr_usage_error("option '%s' needs a number of PEs", a);
+        if (v != NULL) {
             char *end;
             errno = 0;
             long n = strtol(v, &end, 10);
             if (errno || end == v || *end != '\0' || n < 1 || n > OSR_MAX_PES)
                 return osr_usage_error("invalid number of PEs '%s'", v);
             o->npes = (int)n;
-        }
-        if (matched)
             continue;
+        }
         v = osr_opt_value(argc, argv, &i, "--timeout", &missing);
         if (v != NULL || missing) {
             if (missing)

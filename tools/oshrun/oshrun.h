@@ -102,6 +102,11 @@ typedef struct osr_job {
 
 // main.c: option helpers shared with compat.c.
 const char *osr_opt_value(int argc, char **argv, int *i, const char *name, bool *missing);
+const char *osr_opt_any(int argc, char **argv, int *i, const char *const *names, size_t n,
+                        bool *missing);
+#define OSR_OPT_ANY(argc, argv, i, names, missing)                                          \
+    osr_opt_any(argc, argv, i, names, sizeof(names) / sizeof(names[0]), missing)
+void osr_keep_words(osr_opts_t *o, char **argv, int first, int last);
 int osr_usage_error(const char *fmt, const char *arg);
 bool osr_valid_var_name(const char *s, size_t len);
 

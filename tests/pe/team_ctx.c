@@ -14,7 +14,7 @@
 // with a message that says so.
 #include "pe_check.h"
 
-static long box[8];
+static long box[64];
 static long counter;
 static long data[4], strided[8], got_back[4];
 static long amo_word, amo_fetch_word;
@@ -136,12 +136,13 @@ int main(int argc, char **argv)
     // WORLD PE 0 as this context numbers it (SHARED holds it here: one host).
     int zero = shmem_team_translate_pe(SHMEM_TEAM_WORLD, 0, from);
     PE_EXPECT_EQ(zero, 0, "world PE 0 in the context's team");
-    shmem_ctx_long_p(ctx, &box[me % 8], me + 100, zero);
+    if (me < 64) // a slot per PE, so that no two PEs put to one word
+        shmem_ctx_long_p(ctx, &box[me], me + 100, zero);
     shmem_ctx_quiet(ctx);
     shmem_ctx_destroy(ctx);
     shmem_barrier_all();
     if (me == 0)
-        for (int p = 0; p < n && p < 8; p++)
+        for (int p = 0; p < n && p < 64; p++)
             PE_EXPECT_EQ(box[p], (long)p + 100, "put from PE %d through its team context", p);
 
     pe_step("team-relative numbering on the team of the odd PEs");

@@ -622,7 +622,12 @@ int rpc_sq_send(rpc_sq_conn_t *c, const void *hdr, size_t hl, const void *pay, s
     if (__atomic_load_n(&c->dead, __ATOMIC_RELAXED))
         return -2;
     int k = sq_push2(&c->tx, hdr, hl, pay, len);
-    /* A doorbell syscall only when the consumer sleeps. */
+    /* A doorbell syscall only when the consumer sleeps. The fence keeps the
+     * load of `sleeping` after the ring's tail store (x86 may otherwise
+     * read it first): the consumer stores `sleeping`, then reads the tail,
+     * and without the fence both sides could read the old values, leaving
+     * the consumer asleep until its timeout (up to 1 ms for a server). */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (k == 0 && __atomic_load_n(&c->tx_bell->sleeping, __ATOMIC_RELAXED))
         sq_wake(c->tx_bell);
     return k;

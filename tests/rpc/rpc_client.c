@@ -68,7 +68,7 @@ static void echo_size(size_t n)
     t_fill(in, 0, n, (uint32_t)n);
     memset(out, 0, n + 1);
     size_t got = 12345;
-    int rc = orpc_call(rpc_g, srv_g, id_echo, in, n, out, n, &got, 5000);
+    int rc = orpc_call(rpc_g, srv_g, id_echo, in, n, out, n, &got, 30000);
     CHECK_RC(rc, 0, "echo");
     CHECK(got == n, "echo of %zu bytes answered %zu", n, got);
     CHECK(memcmp(in, out, n) == 0, "echo of %zu bytes: payload differs", n);

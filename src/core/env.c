@@ -17,11 +17,16 @@ const char *shm_env_from_process(const char *name)
 }
 
 /*
- * A size as the spec defines SHMEM_SYMMETRIC_SIZE: a decimal number, integer
- * or with a fraction ("3.1m"), and one optional scaling suffix k, m, g, t
- * (any case; powers of 2^10); the bytes are the ceiling of the product.
+ * A size as the spec defines SHMEM_SYMMETRIC_SIZE: "a non-negative integer or
+ * floating point value with an optional character suffix" -- an integer, a
+ * decimal fraction ("3.1m") and/or a decimal exponent ("1e9", "2.5e3M",
+ * "15e-1"), then one optional scaling suffix k, m, g, t (any case; powers of
+ * 2^10); the bytes are the ceiling of the product, computed exactly.
  * "KB"/"KiB" spellings are accepted too.
  */
+#define MAX_DEN_POW10 36 /* 10^36 < 2^120: the divisor below stays in 128 bits */
+#define POW10_35 ((unsigned __int128)10000000000000000000ULL * 10000000000000000ULL)
+
 shm_status_t shm_env_parse_size(const char *s, size_t *out_p)
 {
     /* strtoull would skip blanks and take a sign: demand a digit first. */
@@ -32,18 +37,49 @@ shm_status_t shm_env_parse_size(const char *s, size_t *out_p)
     unsigned long long v = strtoull(s, &end, 10);
     if (errno != 0 || end == s)
         return SHM_ERR_ENV;
-    /* Fraction: up to 18 digits (exact in 64 bits), as frac / 10^fdigits. */
-    unsigned long long frac = 0, scale = 1;
+    /* The value is num / 10^den10 before the suffix, exactly: every digit
+     * is kept, so more than 36 significant digits are refused. */
+    unsigned __int128 num = v;
+    int den10 = 0;
     if (*end == '.') {
         end++;
         if (!isdigit((unsigned char)*end))
             return SHM_ERR_ENV;
         for (; isdigit((unsigned char)*end); end++) {
-            if (scale >= 1000000000000000000ULL)
-                continue; /* further digits cannot change the ceiling by a byte here */
-            frac = frac * 10 + (unsigned)(*end - '0');
-            scale *= 10;
+            if (num >= POW10_35 || den10 >= MAX_DEN_POW10)
+                return SHM_ERR_ENV;
+            num = num * 10 + (unsigned)(*end - '0');
+            den10++;
         }
+    }
+    if (*end == 'e' || *end == 'E') {
+        end++;
+        int neg = 0;
+        if (*end == '+' || *end == '-')
+            neg = (*end++ == '-');
+        if (!isdigit((unsigned char)*end))
+            return SHM_ERR_ENV;
+        int e = 0;
+        for (; isdigit((unsigned char)*end); end++) {
+            if (e > 1000)
+                return SHM_ERR_ENV;
+            e = e * 10 + (*end - '0');
+        }
+        if (neg) {
+            den10 += e;
+        } else {
+            /* Cancel against the fraction's tens, then scale up; a value
+             * past SIZE_MAX before the suffix can only grow. */
+            for (; e > 0 && den10 > 0; e--)
+                den10--;
+            for (; e > 0; e--) {
+                if (num > SIZE_MAX)
+                    return SHM_ERR_ENV;
+                num *= 10;
+            }
+        }
+        if (den10 > MAX_DEN_POW10)
+            return SHM_ERR_ENV;
     }
     unsigned shift = 0;
     switch (*end) {
@@ -61,12 +97,26 @@ shm_status_t shm_env_parse_size(const char *s, size_t *out_p)
         end++;
     if (*end != '\0')
         return SHM_ERR_ENV;
-    if (shift && v > (SIZE_MAX >> shift))
+    unsigned __int128 den = 1;
+    for (int i = 0; i < den10; i++)
+        den *= 10;
+    /* ceil(num * 2^shift / den) = (q << shift) + ceil(r * 2^shift / den),
+     * the second term by long division one bit at a time (r < den < 2^120). */
+    unsigned __int128 q = num / den, r = num % den;
+    if (q > (SIZE_MAX >> shift))
         return SHM_ERR_ENV;
-    /* ceil(frac / scale * 2^shift) < 2^shift: no carry past the check above
-     * except at the very top, which the final comparison catches. */
-    unsigned __int128 part = (((unsigned __int128)frac << shift) + scale - 1) / scale;
-    unsigned __int128 total = ((unsigned __int128)v << shift) + part;
+    unsigned __int128 part = 0;
+    for (unsigned i = 0; i < shift; i++) {
+        r <<= 1;
+        part <<= 1;
+        if (r >= den) {
+            r -= den;
+            part |= 1;
+        }
+    }
+    if (r != 0)
+        part++;
+    unsigned __int128 total = (q << shift) + part;
     if (total > SIZE_MAX)
         return SHM_ERR_ENV;
     *out_p = (size_t)total;
@@ -116,7 +166,7 @@ static shm_status_t parse_STR(const char *s, const char **out_p)
 
 static const char *const type_hint_BOOL = "a boolean (0/1, yes/no, on/off, true/false)";
 static const char *const type_hint_INT = "an integer";
-static const char *const type_hint_SIZE = "a byte count, integer or decimal, with optional k/M/G/T suffix, e.g. 512M or 1.5G";
+static const char *const type_hint_SIZE = "a byte count, integer or decimal (an exponent is allowed), with optional k/M/G/T suffix, e.g. 512M, 1.5G or 2e9";
 static const char *const type_hint_STR = "a string";
 
 shm_status_t shm_env_load(shm_env_t *env_p, shm_env_lookup_fn lookup, char *err, size_t errlen)

@@ -52,9 +52,33 @@ static void test_parse_size(void **state)
     assert_int_equal(v, (size_t)2 << 40);
     assert_int_equal(shm_env_parse_size("0.0000001k", &v), SHM_OK);
     assert_int_equal(v, 1);
+    /* "floating point value": an exponent too, still the exact ceiling. */
+    assert_int_equal(shm_env_parse_size("1e9", &v), SHM_OK);
+    assert_int_equal(v, 1000000000);
+    assert_int_equal(shm_env_parse_size("2.5E8", &v), SHM_OK);
+    assert_int_equal(v, 250000000);
+    assert_int_equal(shm_env_parse_size("1e+3k", &v), SHM_OK);
+    assert_int_equal(v, 1000 << 10);
+    assert_int_equal(shm_env_parse_size("15e-1", &v), SHM_OK);
+    assert_int_equal(v, 2); /* 1.5 bytes -> 2 */
+    assert_int_equal(shm_env_parse_size("1.5e-1k", &v), SHM_OK);
+    assert_int_equal(v, 154); /* 153.6 */
+    assert_int_equal(shm_env_parse_size("0.25e1M", &v), SHM_OK);
+    assert_int_equal(v, (size_t)5 << 19);
+    assert_int_equal(shm_env_parse_size("18446744073709551615e0", &v), SHM_OK);
+    assert_int_equal(v, SIZE_MAX);
+    assert_int_equal(shm_env_parse_size("1.8e19", &v), SHM_OK);
+    assert_int_equal(v, 18000000000000000000ULL);
+    assert_int_equal(shm_env_parse_size("0e999", &v), SHM_OK);
+    assert_int_equal(v, 0);
+    /* Every digit counts (up to 36): the 19th decimal moves the ceiling here. */
+    assert_int_equal(shm_env_parse_size("1.0000000000000000001e18", &v), SHM_OK);
+    assert_int_equal(v, 1000000000000000001ULL); /* 1e18 + 0.1 */
 
     const char *bad[] = {"", "-1", "12x", "k", "1.5.2G", "1.G", ".5G", "1.", "1MM", " 1",
-                         "99999999999999999999", "17179869184G", "20kk", "1,5G"};
+                         "99999999999999999999", "17179869184G", "20kk", "1,5G",
+                         "1e", "1e+", "1E-", "e9", "1e9.5", "1e20", "1e19k", "2e1000000",
+                         "1e-37", "1.5ee3", "1e3e3", "0.0000000000000000000000000000000000001"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         v = 777;
         assert_int_equal(shm_env_parse_size(bad[i], &v), SHM_ERR_ENV);

@@ -333,6 +333,23 @@ compat)
     if (( $(nproc) >= 2 )); then
         [[ $(cut -d' ' -f2 <<<"$OUT" | sort -u | wc -l) == 2 ]] || fail "both PEs on one core: $OUT"
     fi
+    # -c N (Open MPI's -np) and --tag-output: every line of every PE, tagged,
+    # on the stream it was written to, none lost or split (a last line
+    # without a newline gets one).
+    run_oshrun -c 3 --tag-output bash -c \
+        'seq 1 20000; echo "err $PMIX_RANK" >&2; printf "last $PMIX_RANK"'
+    expect_rc 0
+    for r in 0 1 2; do
+        [[ $(grep -c "^\[1,$r\]<stdout>:[0-9]*$" <<<"$OUT") == 20000 ]] ||
+            fail "--tag-output: PE $r's 20000 lines: $(grep -c "^\[1,$r\]" <<<"$OUT")"
+        [[ $(grep "^\[1,$r\]<stdout>:[0-9]*$" <<<"$OUT" | cut -d: -f2 | awk '{ s += $1 } END { print s }') == 200010000 ]] ||
+            fail "--tag-output: PE $r's lines are not 1..20000"
+        grep -qx "\[1,$r\]<stdout>:last $r" <<<"$OUT" || fail "--tag-output: PE $r's last line"
+        grep -qx "\[1,$r\]<stderr>:err $r" <<<"$ERR" || fail "--tag-output: PE $r's stderr: $ERR"
+    done
+    [[ $(wc -l <<<"$OUT") == 60003 ]] || fail "--tag-output: $(wc -l <<<"$OUT") lines, expected 60003"
+    run_oshrun --launcher=mpirun --showme -c 2 --tag-output prog
+    [[ $OUT == "mpirun --oversubscribe -np 2 --tag-output prog" ]] || fail "mpirun command: $OUT"
     for args in "-n 4 -N 2" "--bind-to numa -n 2" "--map-by foo -n 2" "-N 0" "-n 2 --mca btl" \
         "-n 2 -genv 1X y" "-n 2 -genv X"; do
         # shellcheck disable=SC2086

@@ -109,6 +109,11 @@ int osr_compat_opt(int argc, char **argv, int *i, osr_opts_t *o)
     bool missing;
     const char *v;
 
+    if (strcmp(argv[*i], "--tag-output") == 0 || strcmp(argv[*i], "-tag-output") == 0) {
+        o->tag_output = true;
+        osr_keep_words(o, argv, first, *i);
+        return 0;
+    }
     for (size_t k = 0; k < sizeof(noop) / sizeof(noop[0]); k++) {
         if (strcmp(argv[*i], noop[k]) == 0) {
             if (strstr(noop[k], "report-bindings") != NULL)

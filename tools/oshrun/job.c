@@ -44,6 +44,7 @@ typedef struct osr_loop {
     int late_status;       // first non-zero exit after shmem_finalize
     bool abort_seen;
     osr_exit_t *batch;     // PEs reaped in one wake-up
+    osr_tag_t *tag;        // --tag-output, else NULL
 } osr_loop_t;
 
 static int64_t now_ms(void)
@@ -85,7 +86,8 @@ static void end_job(osr_loop_t *L, int status, int sig)
 // Starting PEs
 
 static void child_exec(const osr_job_t *job, const char *path, char **argv, char **env,
-                       int rank, int devnull, pid_t parent, const cpu_set_t *bind)
+                       int rank, int devnull, pid_t parent, const cpu_set_t *bind,
+                       const int *tagfd)
 {
     struct sigaction sa;
 
@@ -102,6 +104,8 @@ static void child_exec(const osr_job_t *job, const char *path, char **argv, char
         _exit(127);
     if (rank != 0 && devnull >= 0)
         dup2(devnull, STDIN_FILENO);
+    if (tagfd != NULL && (dup2(tagfd[0], STDOUT_FILENO) < 0 || dup2(tagfd[1], STDERR_FILENO) < 0))
+        _exit(127);
     if (bind != NULL && sched_setaffinity(0, sizeof(*bind), bind) != 0) {
         static const char bmsg[] = OSR_NAME ": --bind-to: cannot bind a PE\n";
         ssize_t ign = write(STDERR_FILENO, bmsg, sizeof(bmsg) - 1);
@@ -190,9 +194,15 @@ static int spawn_all(osr_loop_t *L, const osr_opts_t *o, const char *path, char 
             ret = -1;
             break;
         }
+        int tagfd[2] = {-1, -1};
+        if (L->tag != NULL)
+            osr_tag_fds(L->tag, r, &tagfd[0], &tagfd[1]);
         pid_t pid = fork();
         if (pid == 0)
-            child_exec(job, path, argv, env, r, devnull, self, bind ? &bind[r] : NULL);
+            child_exec(job, path, argv, env, r, devnull, self, bind ? &bind[r] : NULL,
+                       L->tag != NULL ? tagfd : NULL);
+        if (L->tag != NULL)
+            osr_tag_forked(L->tag, r);
         env_free(env);
         if (pid < 0) {
             fprintf(stderr, OSR_NAME ": fork failed for PE %d: %s\n", r, strerror(errno));
@@ -466,10 +476,18 @@ int osr_job_run(osr_job_t *job, const osr_opts_t *opts, char **base_env)
         goto out;
     }
 
+    if (opts->tag_output && (L.tag = osr_tag_new(job->npes)) == NULL) {
+        L.status = 1;
+        goto out;
+    }
     if (opts->timeout_s > 0)
         L.timeout_at = now_ms() + (int64_t)(opts->timeout_s * 1000.0 + 0.5);
     if (spawn_all(&L, opts, path, base_env) != 0)
         end_job(&L, 1, SIGTERM);
+    if (L.tag != NULL && osr_tag_start(L.tag) != 0) {
+        fprintf(stderr, OSR_NAME ": --tag-output: cannot start its thread\n");
+        end_job(&L, 1, SIGTERM);
+    }
 
     while (L.nalive > 0) {
         struct pollfd pfd[2] = {
@@ -494,6 +512,7 @@ int osr_job_run(osr_job_t *job, const osr_opts_t *opts, char **base_env)
         L.status = L.late_status;
 
 out:
+    osr_tag_free(L.tag); // the PEs' last lines, before oshrun's own words
     if (sfd >= 0)
         close(sfd);
     free(L.batch);

@@ -45,7 +45,7 @@ static void usage(FILE *f)
             "PMIx bootstrap. The whole job ends when one PE fails. With --launcher,\n"
             "hand the job to Slurm (srun --mpi=pmix) or Open MPI (mpirun) instead.\n"
             "\n"
-            "  -n, -np N          number of PEs (1..%d)\n"
+            "  -n, -np, -c N     number of PEs (1..%d)\n"
             "  --timeout S        end the job after S seconds (exit status 124)\n"
             "  -x VAR[=VAL]       export VAR to the PEs (with VAL, or oshrun's value)\n"
             "  --launcher L       oshrun (default), srun or mpirun\n"
@@ -54,6 +54,7 @@ static void usage(FILE *f)
             "  -N, --npernode N   PEs per host (one host: -n may be left out)\n"
             "  --bind-to U        bind each PE to a none|hwthread|core|socket (round robin)\n"
             "  --wdir DIR         the PEs' working directory\n"
+            "  --tag-output       each line a PE prints as [1,RANK]<stdout>:LINE (<stderr>)\n"
             "  --host H[:n],..., --hostfile F\n"
             "                     hosts (this one only; -n defaults to their slots)\n"
             "  --map-by P, --oversubscribe, --allow-run-as-root, --report-bindings,\n"
@@ -131,7 +132,7 @@ bool osr_valid_var_name(const char *s, size_t len)
 // Returns -1 to go on, else the exit status to return at once.
 static int parse_args(int argc, char **argv, osr_opts_t *o)
 {
-    static const char *np_names[] = {"-n", "-np", "--n", "--np"};
+    static const char *np_names[] = {"-n", "-np", "--n", "--np", "-c"}; // -c: Open MPI's too
     int i;
 
     o->exports = calloc((size_t)argc, sizeof(char *));

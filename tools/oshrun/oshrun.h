@@ -53,6 +53,7 @@ typedef struct osr_opts {
     int per_host;        // -N / --npernode / --map-by ppr:N:node; 0: not given
     osr_bind_t bind;     // --bind-to
     bool report_bindings;
+    bool tag_output;     // --tag-output: PE output lines tagged [1,RANK]<stdout>: (tag.c)
     const char *wdir;    // --wdir: the PEs' working directory
     int nmca;            // --mca K V settings (Open MPI's: ignored unless mpirun runs)
     char **compat_args;  // the words of all of these, as given (for mpirun)
@@ -145,5 +146,14 @@ void osr_sweep_pid(pid_t pid);
 void osr_sweeper_start(void);
 void osr_sweeper_add(pid_t pid);
 void osr_sweeper_done(void);
+
+// --tag-output (tag.c): pipes for every PE's stdout and stderr, and a thread
+// that forwards their lines tagged with the PE's rank.
+typedef struct osr_tag osr_tag_t;
+osr_tag_t *osr_tag_new(int npes);                               // NULL: failed (said why)
+void osr_tag_fds(const osr_tag_t *t, int rank, int *out_fd, int *err_fd); // the PE's ends
+void osr_tag_forked(osr_tag_t *t, int rank);                    // parent: PE rank started
+int osr_tag_start(osr_tag_t *t);                                // after every PE started
+void osr_tag_free(osr_tag_t *t); // waits (bounded) for the PEs' last lines
 
 #endif

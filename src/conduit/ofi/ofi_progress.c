@@ -9,22 +9,29 @@
  * and sleeps in the kernel while nothing arrives, so that an idle PE costs
  * no CPU:
  *
- *  - Providers with a wait object (tcp;ofi_rxm, sockets): the thread sleeps
- *    in poll() on the default context's CQ fd (and the AM endpoint's),
- *    guarded by fi_trywait. Incoming data on the provider's sockets wakes it.
- *  - Providers without one (shm: fi_cq_open with FI_WAIT_FD is -FI_ENOSYS):
+ *  - Timed poller (poll mode; the default except on shm): the thread wakes
+ *    periodically, drives progress unless the PE's own threads are polling
+ *    already (app_polling), and sleeps again; the fabric's CQ has no wait
+ *    object. The interval adapts, as the RPC layer's thread does
+ *    (src/rpc/progress.c): with I = SHMEM_PROGRESS_INTERVAL, I/4 during the
+ *    first 10 I after the last sign of traffic (the PE's own library calls,
+ *    atomics by active message served, kicks), I until 1000 I, then 5 I
+ *    (default: 50 us for 2 ms, 200 us for 0.2 s, then 1 ms). Over
+ *    tcp;ofi_rxm a wait object on the CQ costs the PE's own polling (rxm
+ *    1.17 puts its tcp CQs on an epoll set every progress call pays for:
+ *    ~2.4 us of a put + quiet, bench/compare/run_inject.sh); a timed poller
+ *    does not, and serves peers on other hosts, which kicks cannot. Where
+ *    the provider hands out no wait object (sockets), same-host origins
+ *    also kick it (below), which ends its sleep at once.
+ *  - Wait mode (SHMEM_PROGRESS_THREAD=wait; providers with a wait object:
+ *    tcp;ofi_rxm): the thread sleeps in poll() on the default context's CQ
+ *    fd (and the AM endpoint's), guarded by fi_trywait. Incoming data on
+ *    the provider's sockets wakes it. An idle PE costs no CPU at all.
+ *  - Kick mode (shm's default; it has no wait object: fi_cq_open with
+ *    FI_WAIT_FD is -FI_ENOSYS, and every peer is on this host):
  *    the thread sleeps in poll() on a datagram socket of its own in the
- *    abstract Unix namespace (no file), and an origin that hands a
- *    same-host target work that the target must drive sends it one byte —
- *    a "kick" — at most once per kick interval I per target. A kicked
- *    thread polls for W = 4 I after the last kick it received, then a last
- *    time, then sleeps. Any operation issued at time t is seen: either it
- *    sent a kick (received after t, so the thread polls past t), or a kick
- *    went less than I before t, and the thread polls until at least
- *    t - I + W > t. Waiting origins re-kick the targets they wait on
- *    (cdt_ofi_kick_pending), so multi-step protocols keep going.
- *
- * The thread takes no lock of ours; the domain is FI_THREAD_SAFE when it runs.
+ * The thread takes no lock of ours; the domain is FI_THREAD_SAFE when it
+ * runs (the thread drives the default endpoint beside the PE's own calls).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +44,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -293,13 +302,54 @@ static void wait_mode_loop(void)
     }
 }
 
+/* The poller's sleep after `quiet` ns without a sign of traffic (I: interval). */
+static uint64_t poll_sleep_ns(uint64_t quiet, uint64_t i)
+{
+    return quiet < 10 * i ? i / 4 : quiet < 1000 * i ? i : 5 * i;
+}
+
+static void poll_mode_loop(void)
+{
+    uint64_t ival = (uint64_t)cdt_ofi_g.cfg.progress_interval_us * 1000u;
+    /* A kick or the stop byte ends a sleep at once. */
+    struct pollfd p = {.fd = prog_g.kick_fd >= 0 ? prog_g.kick_fd : prog_g.stop_fd[0],
+                       .events = POLLIN};
+    uint64_t last = cdt_ofi_now_ns(); /* the last sign of traffic */
+    unsigned am_seen = __atomic_load_n(&cdt_ofi_am_events_g, __ATOMIC_RELAXED);
+    /* The kernel may stretch a sleep by the thread's timer slack (50 us by
+     * default): as long as the shortest sleep itself would blur its point. */
+    (void)prctl(PR_SET_TIMERSLACK, (unsigned long)(ival / 16 > 1000 ? ival / 16 : 1000), 0, 0, 0);
+    while (!progress_stopping()) {
+        uint64_t now = cdt_ofi_now_ns();
+        if (app_polling()) {
+            /* It drives the endpoint itself; once it stops, a peer it was
+             * talking to is served at the short interval. */
+            last = now;
+        } else {
+            cdt_progress();
+            unsigned am = __atomic_load_n(&cdt_ofi_am_events_g, __ATOMIC_RELAXED);
+            if (am != am_seen) {
+                am_seen = am;
+                last = now;
+            }
+        }
+        uint64_t ns = poll_sleep_ns(now - last, ival);
+        struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
+                              .tv_nsec = (long)(ns % 1000000000u)};
+        if (ppoll(&p, 1, &ts, NULL) > 0 && prog_g.kick_fd >= 0 && kicks_drain())
+            last = cdt_ofi_now_ns();
+    }
+}
+
 static void *progress_main(void *arg)
 {
     (void)arg;
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are the PE's own thread's */
-    if (prog_g.kick_fd >= 0)
+    if (cdt_ofi_g.prog_mode == OFI_PROG_POLL)
+        poll_mode_loop();
+    else if (cdt_ofi_g.prog_mode == OFI_PROG_KICK)
         kick_mode_loop();
     else
         wait_mode_loop();
@@ -308,24 +358,31 @@ static void *progress_main(void *arg)
 
 shm_status_t cdt_progress_thread_start(void)
 {
-    if (!cdt_ofi_g.cfg.progress_thread || cdt_ofi_g.dflt == NULL)
+    int mode = cdt_ofi_g.prog_mode;
+    if (mode == OFI_PROG_NONE || cdt_ofi_g.dflt == NULL)
         return SHM_OK;
     __atomic_store_n(&cdt_ofi_g.progress_stop, 0, __ATOMIC_RELEASE);
-    if (cdt_ofi_g.dflt_wait_fd) {
+    if (mode == OFI_PROG_WAIT)
         prog_g.am_cq = cdt_ofi_amo_am_wait_cq(&prog_g.am_fabric);
-        if (pipe2(prog_g.stop_fd, O_CLOEXEC) != 0)
-            return SHM_ERR_NOSYS;
-    } else if (kicks_open() != SHM_OK) {
+    /* Kicks: shm's only wake-up; a poller's where the provider has no wait
+     * object (sockets) and this host has other PEs to kick it. */
+    int kicks = mode == OFI_PROG_KICK ||
+                (mode == OFI_PROG_POLL && !cdt_ofi_g.prov_wait && shm_rt_g.local_size > 1);
+    if (kicks && kicks_open() != SHM_OK) {
         kicks_close();
-        return SHM_ERR_NOSYS;
+        if (mode == OFI_PROG_KICK)
+            return SHM_ERR_NOSYS;
     }
+    if (prog_g.kick_fd < 0 && pipe2(prog_g.stop_fd, O_CLOEXEC) != 0)
+        return SHM_ERR_NOSYS;
+    if (mode == OFI_PROG_POLL && cdt_ofi_g.cfg.progress_interval_us <= 0)
+        cdt_ofi_g.cfg.progress_interval_us = 200;
     if (pthread_create(&cdt_ofi_g.progress_tid, NULL, progress_main, NULL) != 0) {
         kicks_close();
         return SHM_ERR_NOMEM;
     }
     cdt_ofi_g.progress_running = 1;
-    SHM_INFO(OFI, "progress thread: sleeps on %s",
-             cdt_ofi_g.dflt_wait_fd ? "the provider's wait object" : "same-host wake-ups");
+    SHM_INFO(OFI, "progress thread: %s", cdt_ofi_progress_describe());
     return SHM_OK;
 }
 
@@ -356,6 +413,13 @@ const char *cdt_ofi_progress_describe(void)
 {
     if (!cdt_ofi_g.progress_running)
         return "off";
-    return cdt_ofi_g.dflt_wait_fd ? "on (sleeps on the provider's wait object)"
-                                  : "on (sleeps until a same-host peer wakes it)";
+    switch (cdt_ofi_g.prog_mode) {
+    case OFI_PROG_POLL:
+        return prog_g.kick_fd >= 0 ? "on (timed poller, woken early by same-host peers)"
+                                   : "on (timed poller)";
+    case OFI_PROG_WAIT:
+        return "on (sleeps on the provider's wait object)";
+    default:
+        return "on (sleeps until a same-host peer wakes it)";
+    }
 }

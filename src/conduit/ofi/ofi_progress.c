@@ -7,7 +7,7 @@
  * inside a library call drives its endpoint itself (cdt_progress). For a PE
  * that computes without calling the library, a progress thread drives it,
  * and sleeps in the kernel while nothing arrives, so that an idle PE costs
- * no CPU:
+ * little or no CPU (the poller: ~1% of a core, progress_cost idle):
  *
  *  - Timed poller (poll mode; the default except on shm): the thread wakes
  *    periodically, drives progress unless the PE's own threads are polling
@@ -30,6 +30,18 @@
  *  - Kick mode (shm's default; it has no wait object: fi_cq_open with
  *    FI_WAIT_FD is -FI_ENOSYS, and every peer is on this host):
  *    the thread sleeps in poll() on a datagram socket of its own in the
+ *    abstract Unix namespace (no file), and an origin that hands a
+ *    same-host target work that the target must drive sends it one byte —
+ *    a "kick" — at most once per kick interval I per target. A kicked
+ *    thread polls for W = 4 I after the last kick it received, then a last
+ *    time, then sleeps. Any operation issued at time t is seen: either it
+ *    sent a kick (received after t, so the thread polls past t), or a kick
+ *    went less than I before t, and the thread polls until at least
+ *    t - I + W > t. Waiting origins re-kick the targets they wait on
+ *    (cdt_ofi_kick_pending), so multi-step protocols keep going. A timed
+ *    poller that takes kicks polls every I/4 for 10 I after each: the same
+ *    argument holds.
+ *
  * The thread takes no lock of ours; the domain is FI_THREAD_SAFE when it
  * runs (the thread drives the default endpoint beside the PE's own calls).
  */

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // The progress thread as a timed poller (SHMEM_PROGRESS_THREAD=poll, the
-// default over tcp;ofi_rxm and sockets): it wakes now and then instead of
-// sleeping on the fabric's wait object, shortly after traffic, rarely when
-// none comes (ofi_progress.c). Two things a user would check:
+// default on sockets): it wakes now and then instead of sleeping on the
+// fabric's wait object, shortly after traffic, rarely when none comes
+// (ofi_progress.c). The same checks hold for the other modes (tcp's
+// default sleeps on the wait object; shm's on same-host wake-ups), and run
+// on them too. Two things a user would check:
 //
 //  1. idle: every PE sleeps 2 s without calling the library; the process's
 //     CPU time meanwhile (the progress thread's) stays under 10% of a core.

@@ -9,7 +9,8 @@
  * and sleeps in the kernel while nothing arrives, so that an idle PE costs
  * little or no CPU (the poller: ~1% of a core, progress_cost idle):
  *
- *  - Timed poller (poll mode; the default except on shm): the thread wakes
+ *  - Timed poller (poll mode; the default where the provider has no wait
+ *    object and is not shm: sockets; SHMEM_PROGRESS_THREAD=poll): the thread wakes
  *    periodically, drives progress unless the PE's own threads are polling
  *    already (app_polling), and sleeps again; the fabric's CQ has no wait
  *    object. The interval adapts, as the RPC layer's thread does
@@ -23,8 +24,8 @@
  *    does not, and serves peers on other hosts, which kicks cannot. Where
  *    the provider hands out no wait object (sockets), same-host origins
  *    also kick it (below), which ends its sleep at once.
- *  - Wait mode (SHMEM_PROGRESS_THREAD=wait; providers with a wait object:
- *    tcp;ofi_rxm): the thread sleeps in poll() on the default context's CQ
+ *  - Wait mode (the default on providers with a wait object: tcp;ofi_rxm;
+ *    ofi_init.c progress_mode says why not the poller there): the thread sleeps in poll() on the default context's CQ
  *    fd (and the AM endpoint's), guarded by fi_trywait. Incoming data on
  *    the provider's sockets wakes it. An idle PE costs no CPU at all.
  *  - Kick mode (shm's default; it has no wait object: fi_cq_open with

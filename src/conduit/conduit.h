@@ -22,6 +22,14 @@
 #include "core/status.h"
 
 /** Settings the conduit takes from the runtime and the env table. */
+/** How the progress thread waits (SHMEM_PROGRESS_THREAD). */
+enum {
+    CDT_PROGRESS_OFF = 0,
+    CDT_PROGRESS_AUTO, /**< the provider's default (conduit decides) */
+    CDT_PROGRESS_POLL, /**< a timed poller: no wait object on the fabric's queues */
+    CDT_PROGRESS_WAIT, /**< sleeps on the provider's wait object */
+};
+
 typedef struct {
     int rank, size;          /**< this PE, job size */
     int local_size;          /**< PEs on this host */
@@ -34,7 +42,7 @@ typedef struct {
     size_t bounce_size;      /**< medium-put threshold */
     long bounce_buffers;     /**< per context */
     size_t fragment_size;    /**< large transfers split into these */
-    int progress_thread;     /**< start a progress thread */
+    int progress_thread;     /**< CDT_PROGRESS_*: 0 = no progress thread */
     long progress_interval_us;
     long fabric_timeout_s;   /**< 0: wait for the fabric forever */
     int yield;               /**< sched_yield while polling */

@@ -42,13 +42,18 @@ static int yield_wanted(const char *mode, int local_pes, int thread_level)
 /* SHMEM_PROGRESS_THREAD: on, off, or auto (on when there are peers to serve). */
 static int progress_wanted(const char *mode, int npes)
 {
+    if (strcmp(mode, "poll") == 0)
+        return CDT_PROGRESS_POLL;
+    if (strcmp(mode, "wait") == 0)
+        return CDT_PROGRESS_WAIT;
     if (strcmp(mode, "on") == 0 || strcmp(mode, "1") == 0 || strcmp(mode, "yes") == 0)
-        return 1;
+        return CDT_PROGRESS_AUTO;
     if (strcmp(mode, "off") == 0 || strcmp(mode, "0") == 0 || strcmp(mode, "no") == 0)
-        return 0;
+        return CDT_PROGRESS_OFF;
     if (strcmp(mode, "auto") != 0)
-        shm_fatal("SHMEM_PROGRESS_THREAD='%s' is not valid: expected auto, on or off", mode);
-    return npes > 1;
+        shm_fatal("SHMEM_PROGRESS_THREAD='%s' is not valid: expected auto, on, off, poll or wait",
+                  mode);
+    return npes > 1 ? CDT_PROGRESS_AUTO : CDT_PROGRESS_OFF;
 }
 
 /*

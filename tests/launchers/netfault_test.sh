@@ -117,6 +117,7 @@ MPIRUN=(ip netns exec "$NSA" unshare -u sh -c 'hostname hosta; exec "$@"' mpirun
         -x PE_WATCHDOG_S)
 # SHMEM_LOG_LEVEL (e.g. warn,ofi=debug) reaches the PEs when set.
 [ -n "${SHMEM_LOG_LEVEL:-}" ] && MPIRUN+=(-x SHMEM_LOG_LEVEL)
+[ -n "${SHMEM_PROGRESS_THREAD:-}" ] && MPIRUN+=(-x SHMEM_PROGRESS_THREAD)
 export PE_WATCHDOG_S=40
 
 now_ms() { date +%s%3N; }

@@ -56,6 +56,14 @@ void cdt_ofi_sweep_own_regions(const char *prov_name);
 /* Row for a provider name (a default row if it is not in the table). */
 const cdt_ofi_prov_row_t *cdt_ofi_prov_row(const char *prov_name);
 
+/* How the progress thread waits (ofi_progress.c). */
+enum {
+    OFI_PROG_NONE = 0,
+    OFI_PROG_KICK, /* sleeps until a same-host origin kicks it (shm) */
+    OFI_PROG_POLL, /* timed poller (+ kicks where the provider has no wait object) */
+    OFI_PROG_WAIT, /* sleeps on the provider's wait object */
+};
+
 typedef struct {
     struct fi_info *info;
     struct fid_fabric *fabric;
@@ -72,6 +80,8 @@ typedef struct {
     volatile int progress_stop;
     int progress_running;
     int dflt_wait_fd;         /* the default context's CQ has an FI_WAIT_FD */
+    int prog_mode;            /* OFI_PROG_*: how the progress thread waits */
+    int prov_wait;            /* the provider hands out an fd wait object (probed) */
     int npeers;               /* peers resolved (cdt_ofi_peer_slow) */
     int no_fabric;            /* cfg.no_fabric: nothing opened, libfabric not loaded */
 } cdt_ofi_t;
@@ -85,6 +95,9 @@ void cdt_ofi_amo_info_print(FILE *f);
 /* Atomics by active message (ofi_amo_am.c): set-up (0: ready), progress, close. */
 int cdt_ofi_amo_am_open(void);
 void cdt_ofi_amo_am_progress(void);
+/* Events the AM endpoint has taken (requests, answers): the timed progress
+ * thread's sign that peers are talking to this PE (under the AM lock). */
+extern unsigned cdt_ofi_am_events_g;
 void cdt_ofi_amo_am_fini(void);
 /* Its CQ when it has a wait object (for the progress thread), else NULL. */
 struct fid_cq *cdt_ofi_amo_am_wait_cq(struct fid_fabric **fabric_p);

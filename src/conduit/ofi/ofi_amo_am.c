@@ -148,7 +148,7 @@ int cdt_ofi_amo_am_open(void)
 {
     cdt_msg_cfg_t cfg = {.provider = cdt_ofi_g.prov_name,
                          .thread_safe = cdt_ofi_g.cfg.thread_safe,
-                         .wait_fd = cdt_ofi_g.cfg.progress_thread};
+                         .wait_fd = cdt_ofi_g.prog_mode == OFI_PROG_WAIT};
     shm_status_t st = cdt_msg_open(&cfg, &am_g.ep);
     if (st != SHM_OK) {
         SHM_WARN(AMO, "no message endpoint on %s for atomics by active message: %s",
@@ -334,12 +334,15 @@ __attribute__((noreturn, cold)) static void am_event_error(const cdt_msg_event_t
                        e->prov_err ? e->prov_err : "-");
 }
 
+unsigned cdt_ofi_am_events_g;
+
 static void am_poll_locked(void)
 {
     cdt_msg_event_t ev[16];
     int n;
     am_flush_answers();
     while ((n = cdt_msg_poll(am_g.ep, ev, 16)) > 0) {
+        __atomic_store_n(&cdt_ofi_am_events_g, cdt_ofi_am_events_g + (unsigned)n, __ATOMIC_RELAXED);
         for (int i = 0; i < n; i++) {
             cdt_msg_event_t *e = &ev[i];
             if (e->kind == CDT_MSG_RECV) {

@@ -176,6 +176,33 @@ static void fill_caps(const cdt_config_t *cfg)
 }
 
 /*
+ * The progress thread's mode. Default (SHMEM_PROGRESS_THREAD=auto|on):
+ * shm reaches only same-host peers, and they kick the thread awake, so it
+ * sleeps until kicked; a provider with a wait object (tcp;ofi_rxm) has the
+ * thread sleep on it (wait mode; cdt_ctx_init falls back to the poller
+ * where the provider hands none out: sockets). The timed poller (poll)
+ * leaves the CQ without the wait object that slows the PE's own polling
+ * over tcp;ofi_rxm (put + quiet 8 B, loopback: 1.08x a raw delivery-complete
+ * write against 1.42x, bench/results/tpoll-2026-11-26), but it is not the
+ * tcp default yet: with it the two-host test launchers.netfault.down_amo
+ * hung until its watchdog in ~4 of 35 runs (0 of 36 in wait mode, before
+ * and after, and with the thread off): not understood.
+ */
+static int progress_mode(int want, const char *prov)
+{
+    switch (want) {
+    case CDT_PROGRESS_OFF:
+        return OFI_PROG_NONE;
+    case CDT_PROGRESS_POLL:
+        return OFI_PROG_POLL;
+    case CDT_PROGRESS_WAIT:
+        return OFI_PROG_WAIT;
+    default:
+        return strcmp(prov, "shm") == 0 ? OFI_PROG_KICK : OFI_PROG_WAIT;
+    }
+}
+
+/*
  * No fabric (cfg->no_fabric): every peer is reached through mapped memory
  * and every AMO is a CPU atomic, so nothing of libfabric is loaded. The
  * peer table stays, all zero: an operation that would still go to the
@@ -219,6 +246,7 @@ shm_status_t cdt_init(const cdt_config_t *cfg)
     if ((st = choose_provider(cfg)) != SHM_OK)
         return st;
     fill_caps(cfg);
+    cdt_ofi_g.prog_mode = progress_mode(cfg->progress_thread, cdt_ofi_g.prov_name);
     if (cdt_ofi_g.caps.put_needs_dc)
         cdt_ofi_g.info->tx_attr->op_flags |= FI_DELIVERY_COMPLETE;
 
@@ -270,24 +298,37 @@ shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
     OFI_CHECK(fi_endpoint(cdt_ofi_g.domain, cdt_ofi_g.info, &ctx->ep, NULL), "fi_endpoint");
     OFI_CHECK(fi_cntr_open(cdt_ofi_g.domain, &cattr, &ctx->put_cntr, NULL), "fi_cntr_open");
     OFI_CHECK(fi_cntr_open(cdt_ofi_g.domain, &cattr, &ctx->get_cntr, NULL), "fi_cntr_open");
-    /* The default context's CQ is what a progress thread sleeps on, where
-     * the provider has a wait object it hands out (tcp;ofi_rxm). shm has
-     * none; sockets opens an FI_WAIT_FD CQ but, with the manual progress we
-     * ask for, refuses FI_GETWAIT: a thread sleeping on that CQ saw nothing
-     * and drove the endpoint once a second (pe_async_progress on sockets:
-     * a computing PE's peer's operations did not complete in 30 s). Both
-     * take same-host wake-ups instead (ofi_progress.c). */
+    /* The default context's CQ is what a progress thread in wait mode
+     * sleeps on, where the provider has a wait object it hands out
+     * (tcp;ofi_rxm). shm has none; sockets opens an FI_WAIT_FD CQ but, with
+     * the manual progress we ask for, refuses FI_GETWAIT: a thread sleeping
+     * on that CQ saw nothing and drove the endpoint once a second
+     * (pe_async_progress on sockets: a computing PE's peer's operations did
+     * not complete in 30 s). Both take same-host wake-ups instead
+     * (ofi_progress.c). The wait object costs the PE's own polling: rxm
+     * 1.17 then puts its tcp CQs on an epoll set that every progress call
+     * pays for (~2.4 us of a put + quiet); the timed poller (poll mode)
+     * opens the CQ without one and only probes whether the provider would
+     * hand one out (no wait object: kicks serve same-host peers). */
     int is_dflt = cdt_ofi_g.dflt == NULL;
-    if (is_dflt && cdt_ofi_g.cfg.progress_thread) {
+    if (is_dflt && cdt_ofi_g.prog_mode != OFI_PROG_NONE && cdt_ofi_g.prog_mode != OFI_PROG_KICK) {
         qattr.wait_obj = FI_WAIT_FD;
         int fd = -1;
         if (fi_cq_open(cdt_ofi_g.domain, &qattr, &ctx->cq, NULL) == 0) {
-            if (fi_control(&ctx->cq->fid, FI_GETWAIT, &fd) == 0 && fd >= 0) {
-                cdt_ofi_g.dflt_wait_fd = 1;
-            } else {
+            if (fi_control(&ctx->cq->fid, FI_GETWAIT, &fd) == 0 && fd >= 0)
+                cdt_ofi_g.prov_wait = 1;
+            if (!cdt_ofi_g.prov_wait || cdt_ofi_g.prog_mode != OFI_PROG_WAIT) {
                 fi_close(&ctx->cq->fid);
                 ctx->cq = NULL;
             }
+        }
+        cdt_ofi_g.dflt_wait_fd = ctx->cq != NULL;
+        if (cdt_ofi_g.prog_mode == OFI_PROG_WAIT && !cdt_ofi_g.dflt_wait_fd) {
+            if (cdt_ofi_g.cfg.progress_thread == CDT_PROGRESS_WAIT)
+                SHM_WARN(OFI, "SHMEM_PROGRESS_THREAD=wait: %s hands out no wait object; the "
+                              "progress thread polls instead",
+                         cdt_ofi_g.prov_name);
+            cdt_ofi_g.prog_mode = OFI_PROG_POLL;
         }
         qattr.wait_obj = FI_WAIT_NONE;
     }

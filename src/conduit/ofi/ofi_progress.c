@@ -7,12 +7,29 @@
  * inside a library call drives its endpoint itself (cdt_progress). For a PE
  * that computes without calling the library, a progress thread drives it,
  * and sleeps in the kernel while nothing arrives, so that an idle PE costs
- * no CPU:
+ * little or no CPU (the poller: ~1% of a core, progress_cost idle):
  *
- *  - Providers with a wait object (tcp;ofi_rxm, sockets): the thread sleeps
- *    in poll() on the default context's CQ fd (and the AM endpoint's),
- *    guarded by fi_trywait. Incoming data on the provider's sockets wakes it.
- *  - Providers without one (shm: fi_cq_open with FI_WAIT_FD is -FI_ENOSYS):
+ *  - Timed poller (poll mode; the default where the provider has no wait
+ *    object and is not shm: sockets; SHMEM_PROGRESS_THREAD=poll): the thread wakes
+ *    periodically, drives progress unless the PE's own threads are polling
+ *    already (app_polling), and sleeps again; the fabric's CQ has no wait
+ *    object. The interval adapts, as the RPC layer's thread does
+ *    (src/rpc/progress.c): with I = SHMEM_PROGRESS_INTERVAL, I/4 during the
+ *    first 10 I after the last sign of traffic (the PE's own library calls,
+ *    atomics by active message served, kicks), I until 1000 I, then 5 I
+ *    (default: 50 us for 2 ms, 200 us for 0.2 s, then 1 ms). Over
+ *    tcp;ofi_rxm a wait object on the CQ costs the PE's own polling (rxm
+ *    1.17 puts its tcp CQs on an epoll set every progress call pays for:
+ *    ~2.4 us of a put + quiet, bench/compare/run_inject.sh); a timed poller
+ *    does not, and serves peers on other hosts, which kicks cannot. Where
+ *    the provider hands out no wait object (sockets), same-host origins
+ *    also kick it (below), which ends its sleep at once.
+ *  - Wait mode (the default on providers with a wait object: tcp;ofi_rxm;
+ *    ofi_init.c progress_mode says why not the poller there): the thread sleeps in poll() on the default context's CQ
+ *    fd (and the AM endpoint's), guarded by fi_trywait. Incoming data on
+ *    the provider's sockets wakes it. An idle PE costs no CPU at all.
+ *  - Kick mode (shm's default; it has no wait object: fi_cq_open with
+ *    FI_WAIT_FD is -FI_ENOSYS, and every peer is on this host):
  *    the thread sleeps in poll() on a datagram socket of its own in the
  *    abstract Unix namespace (no file), and an origin that hands a
  *    same-host target work that the target must drive sends it one byte —
@@ -22,9 +39,12 @@
  *    sent a kick (received after t, so the thread polls past t), or a kick
  *    went less than I before t, and the thread polls until at least
  *    t - I + W > t. Waiting origins re-kick the targets they wait on
- *    (cdt_ofi_kick_pending), so multi-step protocols keep going.
+ *    (cdt_ofi_kick_pending), so multi-step protocols keep going. A timed
+ *    poller that takes kicks polls every I/4 for 10 I after each: the same
+ *    argument holds.
  *
- * The thread takes no lock of ours; the domain is FI_THREAD_SAFE when it runs.
+ * The thread takes no lock of ours; the domain is FI_THREAD_SAFE when it
+ * runs (the thread drives the default endpoint beside the PE's own calls).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +57,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -293,13 +315,94 @@ static void wait_mode_loop(void)
     }
 }
 
+/* The poller's sleep after `quiet` ns without a sign of traffic (I: interval). */
+static uint64_t poll_sleep_ns(uint64_t quiet, uint64_t i)
+{
+    return quiet < 10 * i ? i / 4 : quiet < 1000 * i ? i : 5 * i;
+}
+
+/*
+ * Whether a progress call of the poller did work, from how long it took:
+ * the providers say nothing when they serve a peer's read or write (no CQ
+ * entry, no counter: rxm has no FI_RMA_EVENT), but serving one costs
+ * socket calls that an idle call does not make. A call that took more than
+ * twice the quickest of the last 256, plus POLL_WORK_NS, counts as work. A
+ * preemption inside a call (a loaded machine) passes for work too: the
+ * poller then stays at its short interval a little longer, nothing worse.
+ * Measured over tcp;ofi_rxm (progress_cost serve, 2 PEs, loopback): without
+ * it the poller backed off to 1 ms while a peer streamed puts and fetching
+ * atomics at it (fetch 2.3 ms, a third of the operations of wait mode).
+ */
+#define POLL_WORK_NS 5000u
+static int progress_worked(uint64_t took)
+{
+    static uint64_t floor_ns = UINT64_MAX, win_min = UINT64_MAX;
+    static unsigned n;
+    if (took < win_min)
+        win_min = took;
+    if (++n % 256 == 0 || floor_ns == UINT64_MAX) {
+        floor_ns = win_min;
+        win_min = UINT64_MAX;
+    }
+    return took > 2 * floor_ns + POLL_WORK_NS;
+}
+
+static void poll_mode_loop(void)
+{
+    uint64_t ival = (uint64_t)cdt_ofi_g.cfg.progress_interval_us * 1000u;
+    /* A kick or the stop byte ends a sleep at once. */
+    struct pollfd p = {.fd = prog_g.kick_fd >= 0 ? prog_g.kick_fd : prog_g.stop_fd[0],
+                       .events = POLLIN};
+    uint64_t last = cdt_ofi_now_ns(); /* the last sign of traffic */
+    unsigned am_seen = __atomic_load_n(&cdt_ofi_am_events_g, __ATOMIC_RELAXED);
+    int probe = 0; /* the last call was slow: look again soon */
+    /* The kernel may stretch a sleep by the thread's timer slack (50 us by
+     * default): as long as the shortest sleep itself would blur its point. */
+    (void)prctl(PR_SET_TIMERSLACK, (unsigned long)(ival / 16 > 1000 ? ival / 16 : 1000), 0, 0, 0);
+    while (!progress_stopping()) {
+        uint64_t now = cdt_ofi_now_ns();
+        if (app_polling()) {
+            /* It drives the endpoint itself; once it stops, a peer it was
+             * talking to is served at the short interval. Looking again
+             * every STAND_BACK_MS, as the other modes do, not every I/4:
+             * 20 times fewer wake-ups beside a busy PE, and as few chances
+             * to drive the endpoint beside it when it is descheduled for a
+             * moment (see ofi_init.c progress_mode). */
+            last = now;
+            poll(&p, 1, STAND_BACK_MS);
+            if (prog_g.kick_fd >= 0)
+                kicks_drain();
+            continue;
+        } else {
+            cdt_progress();
+            uint64_t took = cdt_ofi_now_ns() - now;
+            unsigned am = __atomic_load_n(&cdt_ofi_am_events_g, __ATOMIC_RELAXED);
+            int slow = progress_worked(took);
+            /* A slow call is work only if the next one, soon, is slow too:
+             * a peer at work keeps the poller busy; a lone slow call (a
+             * preemption, cold caches after a sleep) costs one short sleep. */
+            if (am != am_seen || (slow && probe))
+                last = now;
+            am_seen = am;
+            probe = slow && !probe;
+        }
+        uint64_t ns = probe ? ival / 4 : poll_sleep_ns(now - last, ival);
+        struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
+                              .tv_nsec = (long)(ns % 1000000000u)};
+        if (ppoll(&p, 1, &ts, NULL) > 0 && prog_g.kick_fd >= 0 && kicks_drain())
+            last = cdt_ofi_now_ns();
+    }
+}
+
 static void *progress_main(void *arg)
 {
     (void)arg;
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are the PE's own thread's */
-    if (prog_g.kick_fd >= 0)
+    if (cdt_ofi_g.prog_mode == OFI_PROG_POLL)
+        poll_mode_loop();
+    else if (cdt_ofi_g.prog_mode == OFI_PROG_KICK)
         kick_mode_loop();
     else
         wait_mode_loop();
@@ -308,24 +411,31 @@ static void *progress_main(void *arg)
 
 shm_status_t cdt_progress_thread_start(void)
 {
-    if (!cdt_ofi_g.cfg.progress_thread || cdt_ofi_g.dflt == NULL)
+    int mode = cdt_ofi_g.prog_mode;
+    if (mode == OFI_PROG_NONE || cdt_ofi_g.dflt == NULL)
         return SHM_OK;
     __atomic_store_n(&cdt_ofi_g.progress_stop, 0, __ATOMIC_RELEASE);
-    if (cdt_ofi_g.dflt_wait_fd) {
+    if (mode == OFI_PROG_WAIT)
         prog_g.am_cq = cdt_ofi_amo_am_wait_cq(&prog_g.am_fabric);
-        if (pipe2(prog_g.stop_fd, O_CLOEXEC) != 0)
-            return SHM_ERR_NOSYS;
-    } else if (kicks_open() != SHM_OK) {
+    /* Kicks: shm's only wake-up; a poller's where the provider has no wait
+     * object (sockets) and this host has other PEs to kick it. */
+    int kicks = mode == OFI_PROG_KICK ||
+                (mode == OFI_PROG_POLL && !cdt_ofi_g.prov_wait && shm_rt_g.local_size > 1);
+    if (kicks && kicks_open() != SHM_OK) {
         kicks_close();
-        return SHM_ERR_NOSYS;
+        if (mode == OFI_PROG_KICK)
+            return SHM_ERR_NOSYS;
     }
+    if (prog_g.kick_fd < 0 && pipe2(prog_g.stop_fd, O_CLOEXEC) != 0)
+        return SHM_ERR_NOSYS;
+    if (mode == OFI_PROG_POLL && cdt_ofi_g.cfg.progress_interval_us <= 0)
+        cdt_ofi_g.cfg.progress_interval_us = 200;
     if (pthread_create(&cdt_ofi_g.progress_tid, NULL, progress_main, NULL) != 0) {
         kicks_close();
         return SHM_ERR_NOMEM;
     }
     cdt_ofi_g.progress_running = 1;
-    SHM_INFO(OFI, "progress thread: sleeps on %s",
-             cdt_ofi_g.dflt_wait_fd ? "the provider's wait object" : "same-host wake-ups");
+    SHM_INFO(OFI, "progress thread: %s", cdt_ofi_progress_describe());
     return SHM_OK;
 }
 
@@ -356,6 +466,13 @@ const char *cdt_ofi_progress_describe(void)
 {
     if (!cdt_ofi_g.progress_running)
         return "off";
-    return cdt_ofi_g.dflt_wait_fd ? "on (sleeps on the provider's wait object)"
-                                  : "on (sleeps until a same-host peer wakes it)";
+    switch (cdt_ofi_g.prog_mode) {
+    case OFI_PROG_POLL:
+        return prog_g.kick_fd >= 0 ? "on (timed poller, woken early by same-host peers)"
+                                   : "on (timed poller)";
+    case OFI_PROG_WAIT:
+        return "on (sleeps on the provider's wait object)";
+    default:
+        return "on (sleeps until a same-host peer wakes it)";
+    }
 }

@@ -60,7 +60,7 @@ static void h_xfer(orpc_call_t *c, const void *in, size_t n, void *arg)
 static int server_main(const char *prov, const char *af, const char *kf)
 {
     signal(SIGTERM, on_term);
-    scratch_g = malloc((size_t)WMAX * SIZE);
+    scratch_g = aligned_alloc(4096, (size_t)WMAX * SIZE);
     memset(scratch_g, 0x5a, (size_t)WMAX * SIZE);
     orpc_t *rpc = rpcb_open_server(prov, kf);
     if (rpc == NULL)
@@ -165,7 +165,11 @@ int main(int argc, char **argv)
         return 1;
     /* Per call in flight: room for 1 MiB plus a gap after every segment. */
     size_t per = SIZE + (size_t)nseg_g * 4096;
-    char *mem = malloc((size_t)WMAX * per), *bufs[WMAX];
+    /* Page-aligned, as bulk buffers usually are: from malloc each 64 KiB
+     * segment would cross 17 pages and the one 1 MiB buffer 257, so the
+     * kernel would pin and copy 6 % more pages for the list than for the
+     * one segment (same-host queues, quiet: 0.86-0.89 instead of 0.91-0.93). */
+    char *mem = aligned_alloc(4096, (size_t)WMAX * per), *bufs[WMAX];
     memset(mem, 1, (size_t)WMAX * per);
     for (int i = 0; i < WMAX; i++)
         bufs[i] = mem + (size_t)i * per;

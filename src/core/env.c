@@ -70,8 +70,9 @@ shm_status_t shm_env_parse_size(const char *s, size_t *out_p)
         } else {
             /* Cancel against the fraction's tens, then scale up; a value
              * past SIZE_MAX before the suffix can only grow. */
-            for (; e > 0 && den10 > 0; e--)
-                den10--;
+            int cancel = e < den10 ? e : den10;
+            e -= cancel;
+            den10 -= cancel;
             for (; e > 0; e--) {
                 if (num > SIZE_MAX)
                     return SHM_ERR_ENV;

@@ -178,15 +178,15 @@ static void fill_caps(const cdt_config_t *cfg)
 /*
  * The progress thread's mode. Default (SHMEM_PROGRESS_THREAD=auto|on):
  * shm reaches only same-host peers, and they kick the thread awake, so it
- * sleeps until kicked; a provider with a wait object (tcp;ofi_rxm) has the
- * thread sleep on it (wait mode; cdt_ctx_init falls back to the poller
- * where the provider hands none out: sockets). The timed poller (poll)
- * leaves the CQ without the wait object that slows the PE's own polling
- * over tcp;ofi_rxm (put + quiet 8 B, loopback: 1.08x a raw delivery-complete
- * write against 1.42x, bench/results/tpoll-2026-11-26), but it is not the
- * tcp default yet: with it the two-host test launchers.netfault.down_amo
- * hung until its watchdog in ~4 of 35 runs (0 of 36 in wait mode, before
- * and after, and with the thread off): not understood.
+ * sleeps until kicked; every other provider gets the timed poller (poll),
+ * which leaves the CQ without a wait object: over tcp;ofi_rxm the wait
+ * object slows the PE's own polling (put + quiet 8 B, loopback: 0.97-1.08x
+ * a raw delivery-complete write against 1.12-1.42x in wait mode,
+ * bench/results/tpoll-2026-11-26). Wait mode stays selectable; it falls
+ * back to the poller where the provider hands out no wait object
+ * (cdt_ctx_init). With an earlier poller that looked every I/4 beside a
+ * polling PE, launchers.netfault.down_amo hung in ~4 of 35 runs at load
+ * 20-40 (cause not found); since it stands back 1 ms at a time, 60 of 60.
  */
 static int progress_mode(int want, const char *prov)
 {
@@ -198,8 +198,6 @@ static int progress_mode(int want, const char *prov)
     case CDT_PROGRESS_WAIT:
         return OFI_PROG_WAIT;
     default:
-        /* The timed poller off shm: over tcp;ofi_rxm the wait object costs
-         * the PE's own polling ~2.4 us per put + quiet (PROVIDERS.md). */
         return strcmp(prov, "shm") == 0 ? OFI_PROG_KICK : OFI_PROG_POLL;
     }
 }

@@ -9,8 +9,8 @@
  * and sleeps in the kernel while nothing arrives, so that an idle PE costs
  * little or no CPU (the poller: ~1% of a core, progress_cost idle):
  *
- *  - Timed poller (poll mode; the default where the provider has no wait
- *    object and is not shm: sockets; SHMEM_PROGRESS_THREAD=poll): the thread wakes
+ *  - Timed poller (poll mode; the default off shm: tcp;ofi_rxm, sockets;
+ *    ofi_init.c progress_mode says why): the thread wakes
  *    periodically, drives progress unless the PE's own threads are polling
  *    already (app_polling), and sleeps again; the fabric's CQ has no wait
  *    object. The interval adapts, as the RPC layer's thread does
@@ -24,10 +24,11 @@
  *    does not, and serves peers on other hosts, which kicks cannot. Where
  *    the provider hands out no wait object (sockets), same-host origins
  *    also kick it (below), which ends its sleep at once.
- *  - Wait mode (the default on providers with a wait object: tcp;ofi_rxm;
- *    ofi_init.c progress_mode says why not the poller there): the thread sleeps in poll() on the default context's CQ
- *    fd (and the AM endpoint's), guarded by fi_trywait. Incoming data on
- *    the provider's sockets wakes it. An idle PE costs no CPU at all.
+ *  - Wait mode (SHMEM_PROGRESS_THREAD=wait, on providers with a wait
+ *    object: tcp;ofi_rxm): the thread sleeps in poll() on the default
+ *    context's CQ fd (and the AM endpoint's), guarded by fi_trywait.
+ *    Incoming data on the provider's sockets wakes it. An idle PE costs no
+ *    CPU at all.
  *  - Kick mode (shm's default; it has no wait object: fi_cq_open with
  *    FI_WAIT_FD is -FI_ENOSYS, and every peer is on this host):
  *    the thread sleeps in poll() on a datagram socket of its own in the
@@ -373,19 +374,18 @@ static void poll_mode_loop(void)
             if (prog_g.kick_fd >= 0)
                 kicks_drain();
             continue;
-        } else {
-            cdt_progress();
-            uint64_t took = cdt_ofi_now_ns() - now;
-            unsigned am = __atomic_load_n(&cdt_ofi_am_events_g, __ATOMIC_RELAXED);
-            int slow = progress_worked(took);
-            /* A slow call is work only if the next one, soon, is slow too:
-             * a peer at work keeps the poller busy; a lone slow call (a
-             * preemption, cold caches after a sleep) costs one short sleep. */
-            if (am != am_seen || (slow && probe))
-                last = now;
-            am_seen = am;
-            probe = slow && !probe;
         }
+        cdt_progress();
+        uint64_t took = cdt_ofi_now_ns() - now;
+        unsigned am = __atomic_load_n(&cdt_ofi_am_events_g, __ATOMIC_RELAXED);
+        int slow = progress_worked(took);
+        /* A slow call is work only if the next one, soon, is slow too: a
+         * peer at work keeps the poller busy; a lone slow call (a
+         * preemption, cold caches after a sleep) costs one short sleep. */
+        if (am != am_seen || (slow && probe))
+            last = now;
+        am_seen = am;
+        probe = slow && !probe;
         uint64_t ns = probe ? ival / 4 : poll_sleep_ns(now - last, ival);
         struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
                               .tv_nsec = (long)(ns % 1000000000u)};

@@ -116,6 +116,8 @@ extern unsigned cdt_ofi_app_waiting_g;
 __attribute__((noreturn, cold)) void cdt_ofi_no_fabric_fatal(int pe, const char *what);
 /* 1 once libfabric is loaded (ofi_dl.c). */
 int cdt_ofi_dl_loaded(void);
+/* The libfabric file loaded (SHMEM_OFI_LIBRARY or the default). */
+const char *cdt_ofi_dl_name(void);
 /* Loads libfabric (once): 0, or -1 after one error line naming the file. */
 int cdt_ofi_dl_load(void);
 /* Each PE's host name (64 bytes), published at cdt_connect. */

@@ -29,6 +29,7 @@
 #include <rdma/fi_errno.h>
 
 #include "conduit/ofi/ofi.h"
+#include "core/env.h"
 #include "core/log.h"
 
 #ifndef fi_getinfo
@@ -56,7 +57,8 @@ OFI_DL_SYMS(OFI_DL_PTR)
 
 static pthread_once_t ofi_dl_once = PTHREAD_ONCE_INIT;
 static int ofi_dl_ok;
-static char ofi_dl_err[512];
+static char ofi_dl_err[768];
+static char ofi_dl_name[256]; /* the file loaded (or tried first) */
 
 /*
  * libinfinipath (loaded with libfabric for its psm provider) installs
@@ -100,37 +102,51 @@ static void signals_restore(const struct sigaction *saved)
 
 static void ofi_dl_load_once(void)
 {
-    static const char *const names[] = {
+    /* SHMEM_OFI_LIBRARY replaces the list: a library named there that does
+     * not load is an error, not a silent fall-back to the real one. */
+    const char *user = shm_env_g.OFI_LIBRARY;
+    const char *const dflt[] = {
         OFISHMEM_LIBFABRIC_SONAME,
 #ifdef OFISHMEM_LIBFABRIC_PATH
         OFISHMEM_LIBFABRIC_PATH, /* the libfabric this was built against, by full path */
 #endif
     };
+    const char *const *names = dflt;
+    size_t nnames = sizeof(dflt) / sizeof(dflt[0]);
+    if (user != NULL && *user != '\0') {
+        names = &user;
+        nnames = 1;
+    }
+    snprintf(ofi_dl_name, sizeof(ofi_dl_name), "%s", names[0]);
     void *h = NULL;
     char why[256] = "";
     struct sigaction saved[IPATH_NSIGS];
     signals_save(saved);
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && h == NULL; i++) {
+    for (size_t i = 0; i < nnames && h == NULL; i++) {
         /* GLOBAL: as when it was linked (a provider built as a plug-in, or
          * the program, may look its symbols up). */
         h = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
         if (h == NULL && i == 0) /* the first failure says most (not found, wrong ELF class) */
             snprintf(why, sizeof(why), "%s", dlerror());
+        if (h != NULL)
+            snprintf(ofi_dl_name, sizeof(ofi_dl_name), "%s", names[i]);
     }
     if (h != NULL)
         signals_restore(saved);
     if (h == NULL) {
         snprintf(ofi_dl_err, sizeof(ofi_dl_err),
-                 "cannot load libfabric (%s): %s; install it (Debian: libfabric1) or add its "
-                 "directory to LD_LIBRARY_PATH",
-                 OFISHMEM_LIBFABRIC_SONAME, why);
+                 "cannot load libfabric (%s%s): %s; %s", ofi_dl_name,
+                 names == dflt ? "" : ", named by SHMEM_OFI_LIBRARY", why,
+                 names == dflt ? "install it (Debian: libfabric1) or add its directory to "
+                                 "LD_LIBRARY_PATH"
+                               : "give SHMEM_OFI_LIBRARY a library that exists, or unset it");
         return;
     }
 #define OFI_DL_SYM(name)                                                       \
     if ((name##_p = (__typeof__(name) *)dlsym(h, #name)) == NULL) {            \
         snprintf(ofi_dl_err, sizeof(ofi_dl_err),                               \
-                 "libfabric (" OFISHMEM_LIBFABRIC_SONAME ") has no symbol %s: %s", \
-                 #name, dlerror());                                             \
+                 "libfabric (%s) has no symbol %s: %s", ofi_dl_name, #name,   \
+                 dlerror());                                                    \
         return;                                                                \
     }
     OFI_DL_SYMS(OFI_DL_SYM)
@@ -201,6 +217,11 @@ char *fi_tostr(const void *data, enum fi_type datatype)
 uint32_t fi_version(void)
 {
     return cdt_ofi_dl_load() == 0 ? fi_version_p() : 0;
+}
+
+const char *cdt_ofi_dl_name(void)
+{
+    return ofi_dl_name;
 }
 
 int cdt_ofi_dl_loaded(void)

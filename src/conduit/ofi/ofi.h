@@ -110,7 +110,7 @@ void cdt_ofi_candidates_print(FILE *f, int nnodes, const char *chosen, const cha
  * may ask for and the conduit honours): shared by the PE and RPC domains. */
 #define CDT_OFI_MR_MODES (FI_MR_LOCAL | FI_MR_ALLOCATED | FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | \
                           FI_MR_ENDPOINT | FI_MR_RAW)
-#define CDT_OFI_MODES (FI_CONTEXT | FI_CONTEXT2 | FI_RX_CQ_DATA)
+#define CDT_OFI_MODES (FI_CONTEXT | FI_CONTEXT2 | FI_ASYNC_IOV | FI_RX_CQ_DATA)
 
 /*
  * Before this process opens its first endpoint: remove region files named

@@ -77,6 +77,13 @@ void cdt_ofi_amo_init(void)
      * and delivery-complete: quiet means applied, on every provider. */
     cdt_ofi_amo_g.post_flags = FI_INJECT | FI_DELIVERY_COMPLETE;
     cdt_ofi_amo_g.fetch_flags = FI_INJECT;
+    /* An 8-byte operand above the provider's inject size: the operand stays
+     * in place until completion instead (slots under FI_MR_LOCAL, else the
+     * fast paths wait for it). */
+    if (cdt_ofi_g.caps.inject_size < sizeof(uint64_t)) {
+        cdt_ofi_amo_g.post_flags &= ~(uint64_t)FI_INJECT;
+        cdt_ofi_amo_g.fetch_flags &= ~(uint64_t)FI_INJECT;
+    }
     cdt_ofi_amo_g.post_via_fetch = cdt_ofi_prov_row(cdt_ofi_g.prov_name)->amo_post_via_fetch;
     if (cdt_ofi_g.caps.native_amo && (keep_all || keep_cswap))
         for (int t = 0; t < CDT_AMO_NTYPES; t++)

@@ -46,6 +46,13 @@ shm_status_t cdt_bulk_expose(cdt_msg_ep_t *ep, void *buf, size_t len, unsigned a
     cdt_msg_dom_t *dom = ep->dom;
     size_t off;
     int seg;
+    if (dom->mr_raw && len > 0) {
+        /* TODO(raw keys on the wire): a descriptor carries a 64-bit key. */
+        shm_error("bulk exposure on provider %s: it wants raw memory keys (FI_MR_RAW), and a "
+                  "bulk descriptor carries a 64-bit key",
+                  dom->prov);
+        return SHM_ERR_NOSYS;
+    }
     /* Symmetric memory of this PE is registered already, in this domain
      * (not where registrations belong to an endpoint: the PE's is bound to
      * its default endpoint, which data-service peers do not address). */

@@ -333,6 +333,12 @@ shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
 void cdt_ctx_fini(cdt_ctx_t *ctx)
 {
     cdt_ofi_lmr_close(ctx); /* its registrations are bound to the endpoint */
+    if (cdt_ofi_g.dflt == ctx && cdt_ofi_g.caps.mr_endpoint)
+        for (int s = 0; s < SHM_NSEGS; s++)
+            if (cdt_ofi_g.mr[s]) { /* bound to this endpoint: closed before it */
+                fi_close(&cdt_ofi_g.mr[s]->fid);
+                cdt_ofi_g.mr[s] = NULL;
+            }
     if (ctx->ep)
         fi_close(&ctx->ep->fid);
     if (ctx->cq)

@@ -77,6 +77,8 @@ static void dom_fill(cdt_msg_dom_t *dom)
                     : (mode & FI_CONTEXT) ? sizeof(struct fi_context)
                                           : 0;
     dom->av_map = info->domain_attr->av_type == FI_AV_MAP;
+    dom->async_iov = (mode & FI_ASYNC_IOV) != 0;
+    dom->mr_raw = (info->domain_attr->mr_mode & FI_MR_RAW) != 0;
     snprintf(dom->prov, sizeof(dom->prov), "%s", info->fabric_attr->prov_name);
 }
 
@@ -100,9 +102,6 @@ static cdt_msg_dom_t *pe_dom(const char *prov, int thread_safe)
     if ((cdt_ofi_g.info->caps & (MSG_NEED | FI_SOURCE)) != (MSG_NEED | FI_SOURCE))
         return NULL;
     if (thread_safe && cdt_ofi_g.info->domain_attr->threading != FI_THREAD_SAFE)
-        return NULL;
-    /* Bulk descriptors carry 64-bit keys: a raw-key domain is not shared. */
-    if (cdt_ofi_g.caps.mr_raw)
         return NULL;
     if (pe_dom_g.domain != cdt_ofi_g.domain) {
         if (pe_dom_g.info)
@@ -132,14 +131,13 @@ static shm_status_t own_dom_open(cdt_msg_dom_t *dom, const char *prov, int threa
         h->caps = MSG_CAPS;
         h->mode = CDT_OFI_MODES;
         h->ep_attr->type = FI_EP_RDM;
-        /* Every bit ofi_msg_mr.c honours; not FI_MR_RAW: a bulk descriptor
-         * carries a 64-bit key (docs/PROVIDERS.md). */
-        h->domain_attr->mr_mode = CDT_OFI_MR_MODES & ~(uint64_t)FI_MR_RAW;
+        /* Every bit ofi_msg_mr.c honours (FI_MR_RAW: see cdt_bulk_expose). */
+        h->domain_attr->mr_mode = CDT_OFI_MR_MODES;
         /* Thread safety costs the provider a lock per call: only when asked. */
         h->domain_attr->threading = thread_safe ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
         h->domain_attr->data_progress = FI_PROGRESS_MANUAL;
         h->domain_attr->control_progress = FI_PROGRESS_MANUAL;
-        h->domain_attr->av_type = FI_AV_TABLE;
+        h->domain_attr->av_type = FI_AV_UNSPEC; /* FI_AV_MAP too: ofi_msg_mr.c */
         h->tx_attr->msg_order = 0;
         h->rx_attr->msg_order = 0;
         h->fabric_attr->prov_name = strdup(prov);
@@ -550,6 +548,13 @@ shm_status_t cdt_msg_send(cdt_msg_ep_t *ep, cdt_peer_t peer, const void *hdr, si
         msg.iov_count = 1;
     } else {
         msg.context = cdt_msg_opctx_get(ep, ctx);
+        if (ep->dom->async_iov && msg.iov_count > 1) {
+            struct iovec *iv = iov;
+            void **dv = desc;
+            cdt_msg_keep_iov(ep, msg.context, &iv, &dv);
+            msg.msg_iov = iv;
+            msg.desc = dv;
+        }
     }
     ssize_t rc = fi_sendmsg(ep->ctx.ep, &msg, flags);
     if (rc != 0)

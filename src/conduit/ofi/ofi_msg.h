@@ -25,6 +25,8 @@ typedef struct cdt_msg_dom {
     int mr_endpoint;             /* FI_MR_ENDPOINT: registrations bound to the endpoint */
     size_t ctx_size;             /* FI_CONTEXT(2): context memory per operation */
     int av_map;                  /* FI_AV_MAP: opaque fi_addr_t (peers are indices here) */
+    int async_iov;               /* FI_ASYNC_IOV: an iov array of 2+ lives until completion */
+    int mr_raw;                  /* FI_MR_RAW: keys are byte strings (bulk: cdt_bulk_expose) */
     char prov[64];
 } cdt_msg_dom_t;
 
@@ -56,6 +58,9 @@ shm_status_t cdt_msg_send_buf(cdt_msg_ep_t *ep, const void *hdr, size_t hdrlen, 
 void *cdt_msg_recv_desc(cdt_msg_ep_t *ep, void *buf, size_t len);
 /* Context of a receive: held until the buffer is released (multi) or filled. */
 void *cdt_msg_recv_opctx(cdt_msg_ep_t *ep, void *user, int multi);
+/* FI_ASYNC_IOV: the 2-piece iov (and descriptors) of a send, kept in its
+ * context op_context until it completes; *iov_p and *desc_p point there. */
+void cdt_msg_keep_iov(cdt_msg_ep_t *ep, void *op_context, struct iovec **iov_p, void ***desc_p);
 /* Whether a receive's context is a single (not multi-recv) buffer's. */
 int cdt_msg_recv_single(cdt_msg_ep_t *ep, void *op_context);
 /* The user context of a receive completion; released when the buffer is. */

@@ -58,6 +58,8 @@ typedef struct msg_ctx {
     msg_reg_t *reg;         /* a bulk transfer's registration: one reference */
     sbuf_t *sbuf;           /* a send's registered copy */
     int multi;              /* a multi-recv buffer's: lives until the buffer is released */
+    struct iovec iov[2];    /* FI_ASYNC_IOV: a send's pieces, until it completes */
+    void *desc[2];
     struct msg_ctx *next;
 } msg_ctx_t;
 
@@ -106,7 +108,7 @@ static int msg_reg(cdt_msg_ep_t *ep, void *buf, size_t len, uint64_t access, str
 shm_status_t cdt_msg_contract_open(cdt_msg_ep_t *ep)
 {
     const cdt_msg_dom_t *d = ep->dom;
-    if (!d->mr_local && d->ctx_size == 0 && !d->av_map)
+    if (!d->mr_local && d->ctx_size == 0 && !d->av_map && !d->async_iov)
         return SHM_OK;
     cdt_msg_contract_t *mc = calloc(1, sizeof(*mc));
     if (mc == NULL)
@@ -140,6 +142,12 @@ void cdt_msg_contract_close(cdt_msg_ep_t *ep)
 }
 
 /* ---- contexts ------------------------------------------------------------ */
+
+/* Operations carry wrappers of ours (not the caller's context itself). */
+static int msg_wraps(const cdt_msg_ep_t *ep)
+{
+    return ep->dom->mr_local || ep->dom->ctx_size != 0 || ep->dom->async_iov;
+}
 
 static msg_ctx_t *ctx_take(cdt_msg_contract_t *mc, void *user)
 {
@@ -190,14 +198,14 @@ static void ctx_give(cdt_msg_contract_t *mc, msg_ctx_t *c)
 
 void *cdt_msg_opctx_get(cdt_msg_ep_t *ep, void *user)
 {
-    if (ep->mc == NULL || (!ep->dom->mr_local && ep->dom->ctx_size == 0))
+    if (ep->mc == NULL || !msg_wraps(ep))
         return user;
     return ctx_take(ep->mc, user);
 }
 
 void *cdt_msg_opctx_put(cdt_msg_ep_t *ep, void *op_context)
 {
-    if (ep->mc == NULL || (!ep->dom->mr_local && ep->dom->ctx_size == 0) || op_context == NULL)
+    if (ep->mc == NULL || !msg_wraps(ep) || op_context == NULL)
         return op_context;
     msg_ctx_t *c = op_context;
     void *user = c->user;
@@ -213,16 +221,26 @@ void *cdt_msg_recv_opctx(cdt_msg_ep_t *ep, void *user, int multi)
     return oc;
 }
 
+void cdt_msg_keep_iov(cdt_msg_ep_t *ep, void *op_context, struct iovec **iov_p, void ***desc_p)
+{
+    (void)ep;
+    msg_ctx_t *c = op_context;
+    memcpy(c->iov, *iov_p, sizeof(c->iov));
+    memcpy(c->desc, *desc_p, sizeof(c->desc));
+    *iov_p = c->iov;
+    *desc_p = c->desc;
+}
+
 int cdt_msg_recv_single(cdt_msg_ep_t *ep, void *op_context)
 {
-    if (ep->mc == NULL || (!ep->dom->mr_local && ep->dom->ctx_size == 0) || op_context == NULL)
+    if (ep->mc == NULL || !msg_wraps(ep) || op_context == NULL)
         return 0;
     return !((msg_ctx_t *)op_context)->multi;
 }
 
 void *cdt_msg_recv_user(cdt_msg_ep_t *ep, void *op_context, int released)
 {
-    if (ep->mc == NULL || (!ep->dom->mr_local && ep->dom->ctx_size == 0) || op_context == NULL)
+    if (ep->mc == NULL || !msg_wraps(ep) || op_context == NULL)
         return op_context;
     if (released)
         return cdt_msg_opctx_put(ep, op_context);

@@ -102,8 +102,9 @@ int cdt_ofi_candidates_order(const cdt_ofi_cand_t *c, int n, int *order);
 shm_status_t cdt_ofi_choose_provider(const cdt_config_t *cfg, struct fi_info **info_p);
 /* Authorization keys where the provider wants them (auth_job_uuid): the
  * job's (its PEs' endpoints) and the data services' common one. */
-shm_status_t cdt_ofi_job_auth_key(struct fi_ep_attr *ea);
-shm_status_t cdt_ofi_service_auth_key(struct fi_ep_attr *ea);
+/* Each sets the endpoints' key of info, and its domain's when domain is 1. */
+shm_status_t cdt_ofi_job_auth_key(struct fi_info *info, int domain);
+shm_status_t cdt_ofi_service_auth_key(struct fi_info *info, int domain);
 /* osh_info and SHMEM_INFO: the candidates and the choice for nnodes hosts. */
 void cdt_ofi_candidates_print(FILE *f, int nnodes, const char *chosen, const char *why);
 /* The mr_mode and mode bits a request admits (every one a current provider

@@ -186,7 +186,7 @@ shm_status_t cdt_init(const cdt_config_t *cfg)
     if (cdt_ofi_g.caps.put_needs_dc)
         cdt_ofi_g.info->tx_attr->op_flags |= FI_DELIVERY_COMPLETE;
     if (cdt_ofi_prov_row(cdt_ofi_g.prov_name)->auth_job_uuid &&
-        (st = cdt_ofi_job_auth_key(cdt_ofi_g.info->ep_attr)) != SHM_OK)
+        (st = cdt_ofi_job_auth_key(cdt_ofi_g.info, 1)) != SHM_OK)
         return st;
 
     OFI_CHECK(fi_fabric(cdt_ofi_g.info->fabric_attr, &cdt_ofi_g.fabric, NULL), "fi_fabric");

@@ -161,6 +161,12 @@ static shm_status_t own_dom_open(cdt_msg_dom_t *dom, const char *prov, int threa
                       prov, fi_strerror(-rc));
             return SHM_ERR_FABRIC;
         }
+        /* The data services' key for the domain too (psm3: ofi_msg_open). */
+        if (cdt_ofi_prov_row(info->fabric_attr->prov_name)->auth_job_uuid &&
+            cdt_ofi_service_auth_key(info, 1) != SHM_OK) {
+            fi_freeinfo(info);
+            return SHM_ERR_NOMEM;
+        }
         dom->info = info;
         dom->thread_safe = thread_safe;
         dom_fill(dom);
@@ -293,8 +299,7 @@ shm_status_t cdt_msg_open(const cdt_msg_cfg_t *cfg, cdt_msg_ep_t **ep_p)
             st = SHM_ERR_NOMEM;
             goto fail;
         }
-        st = cfg->job_auth ? cdt_ofi_job_auth_key(epi->ep_attr)
-                           : cdt_ofi_service_auth_key(epi->ep_attr);
+        st = cfg->job_auth ? cdt_ofi_job_auth_key(epi, 0) : cdt_ofi_service_auth_key(epi, 0);
     }
     if (st == SHM_OK && (st = cdt_msg_status(fi_endpoint(dom->domain, epi, &ep->ctx.ep, NULL))) !=
                             SHM_OK)

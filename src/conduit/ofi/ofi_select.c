@@ -227,36 +227,42 @@ shm_status_t cdt_ofi_choose_provider(const cdt_config_t *cfg, struct fi_info **i
 
 #define AUTH_UUID_LEN 16
 
-/* 16 bytes of two FNV-1a hashes of s (different offsets). */
-static shm_status_t set_uuid(struct fi_ep_attr *ea, const char *s)
+/* 16 bytes of two FNV-1a hashes of s (different offsets), as the key of
+ * the endpoints opened with info and, where domain is set, of its domain. */
+static shm_status_t set_uuid(struct fi_info *info, int domain, const char *s)
 {
-    uint8_t *k = calloc(1, AUTH_UUID_LEN);
-    if (k == NULL)
-        return SHM_ERR_NOMEM;
     uint64_t h[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
     for (int j = 0; j < 2; j++)
         for (const char *p = s; *p; p++)
             h[j] = (h[j] ^ (uint8_t)*p) * 0x100000001b3ull;
-    memcpy(k, h, AUTH_UUID_LEN);
-    free(ea->auth_key); /* fi_freeinfo frees ours with the info */
-    ea->auth_key = k;
-    ea->auth_key_size = AUTH_UUID_LEN;
+    for (int d = 0; d <= domain; d++) {
+        uint8_t *k = malloc(AUTH_UUID_LEN);
+        if (k == NULL)
+            return SHM_ERR_NOMEM;
+        memcpy(k, h, AUTH_UUID_LEN);
+        /* fi_freeinfo frees ours with the info. */
+        uint8_t **key = d ? &info->domain_attr->auth_key : &info->ep_attr->auth_key;
+        size_t *size = d ? &info->domain_attr->auth_key_size : &info->ep_attr->auth_key_size;
+        free(*key);
+        *key = k;
+        *size = AUTH_UUID_LEN;
+    }
     return SHM_OK;
 }
 
-shm_status_t cdt_ofi_job_auth_key(struct fi_ep_attr *ea)
+shm_status_t cdt_ofi_job_auth_key(struct fi_info *info, int domain)
 {
     /* The same on every PE of the job (its PMIx namespace), another for the
      * next job: two jobs sharing nodes never meet. */
     char s[300];
     snprintf(s, sizeof(s), "ofishmem-job:%s", shm_rt_g.nspace);
-    return set_uuid(ea, s);
+    return set_uuid(info, domain, s);
 }
 
-shm_status_t cdt_ofi_service_auth_key(struct fi_ep_attr *ea)
+shm_status_t cdt_ofi_service_auth_key(struct fi_info *info, int domain)
 {
     /* Data services: clients and servers of different jobs (or of none)
      * must meet, so one key for all of them; the RPC layer's own per-service
      * keys (orpc auth) keep strangers out. */
-    return set_uuid(ea, "ofishmem-data-services");
+    return set_uuid(info, domain, "ofishmem-data-services");
 }

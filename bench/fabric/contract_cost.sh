@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# contract_cost.sh [--before PREFIX] [--after PREFIX] [--checker LIB] [--rounds N]
-#                  [--reps N] [--out DIR] [--quick]
+# contract_cost.sh [--before PREFIX] [--after PREFIX] [--checker LIB] [--lmr]
+#                  [--rounds N] [--reps N] [--out DIR] [--quick]
 #
 # What the providers' contracts cost (issue #31 item 6), from the same
 # OSU-style programs (bench/osu) built with each installed tree's oshcc:
@@ -19,6 +19,13 @@
 #     registration per transfer) and cxi (FI_MR_ENDPOINT) profiles, sizes
 #     8 B to 4 MiB. Ratios profile/pass-through are what the contract path
 #     costs on top of the same wire; the checker's own bookkeeping cancels.
+#  3. With --checker LIB --lmr: FI_MR_LOCAL's two roads for a caller's
+#     private (malloc) buffer, under the verbs profile, per size 8 B - 4 MiB
+#     (bench/fabric/private_buf.c): a registered bounce buffer
+#     (SHMEM_BOUNCE_SIZE=4M) against a registration per transfer
+#     (SHMEM_BOUNCE_SIZE=0). Only the copy's cost is real here: the
+#     checker's registration is bookkeeping over tcp's, not a NIC pinning
+#     pages, so the crossover on hardware lies lower than measured here.
 #
 # Rounds alternate the sides (A B, then B A, ...); the table gives the
 # median over rounds of each program's median of --reps repetitions, and
@@ -41,6 +48,7 @@ ROUNDS=5
 REPS=3
 OUT=
 QUICK=0
+LMR=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --before) BEFORE=${2:?}; shift 2 ;;
@@ -50,6 +58,7 @@ while [ $# -gt 0 ]; do
     --reps) REPS=${2:?}; shift 2 ;;
     --out) OUT=${2:?}; shift 2 ;;
     --quick) QUICK=1; ROUNDS=2; REPS=1; shift ;;
+    --lmr) LMR=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "contract_cost.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
     esac
@@ -67,9 +76,10 @@ build() {
     local side=$1 prefix=$2 p
     [ -x "$prefix/bin/oshcc" ] || { echo "contract_cost.sh: no oshcc in $prefix" >&2; exit 2; }
     mkdir -p "$OUT/bin/$side"
-    for p in osu_put_lat osu_get_lat osu_atomic_lat osu_put_bw osu_get_bw; do
+    for p in osu/osu_put_lat osu/osu_get_lat osu/osu_atomic_lat osu/osu_put_bw \
+        osu/osu_get_bw fabric/private_buf; do
         "$prefix/bin/oshcc" -O2 -I"$REPO/bench/common" -I"$REPO/bench/osu" \
-            "$REPO/bench/osu/$p.c" "$REPO/bench/common/harness.c" -o "$OUT/bin/$side/$p" ||
+            "$REPO/bench/$p.c" "$REPO/bench/common/harness.c" -o "$OUT/bin/$side/${p#*/}" ||
             exit 1
     done
 }
@@ -128,7 +138,17 @@ for ROUND in $(seq 1 "$ROUNDS"); do
             done
         done
     fi
-    if [ -n "$CHECKER" ]; then
+    if [ -n "$CHECKER" ] && [ "$LMR" = 1 ]; then
+        roads="bounce reg"
+        [ $((ROUND % 2)) = 0 ] && roads="reg bounce"
+        for road in $roads; do
+            bs=4M
+            [ "$road" = reg ] && bs=0
+            one after "$AFTER" "lmr_$road" private_buf "$CK_LAT" SHMEM_OFI_LIBRARY="$CHECKER" \
+                FABCHECK_PROVIDER="tcp;ofi_rxm" FABCHECK_PROFILE=verbs SHMEM_DIRECT=0 \
+                SHMEM_BOUNCE_SIZE=$bs SHMEM_BOUNCE_BUFFERS=4
+        done
+    elif [ -n "$CHECKER" ]; then
         profiles="none verbs cxi"
         [ $((ROUND % 2)) = 0 ] && profiles="cxi verbs none"
         for prof in $profiles; do
@@ -161,6 +181,11 @@ END {
             nk = f[1] ",fab_none," f[3] "," f[4]
             a = med("after" SUBSEP nk); b = med("after" SUBSEP key)
             if (a > 0 && b > 0) printf "%-16s %-16s %9s %-10s %12.3f %12.3f %7.3f  (pass-through, profile)\n", f[1], f[2], f[3], f[4], a, b, b / a
+        }
+        if (f[2] == "lmr_reg") {
+            nk = f[1] ",lmr_bounce," f[3] "," f[4]
+            a = med("after" SUBSEP nk); b = med("after" SUBSEP key)
+            if (a > 0 && b > 0) printf "%-16s %-16s %9s %-10s %12.3f %12.3f %7.3f  (bounce, registration)\n", f[1], "verbs", f[3], f[4], a, b, b / a
         }
     }
 }' "$CSV" | sort -k1,1 -k2,2 -k3,3n >"$OUT/medians.body"

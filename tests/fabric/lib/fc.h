@@ -148,6 +148,8 @@ void fc_violation(enum fc_rule rule, const char *fmt, ...) __attribute__((format
 /* A diagnostic that is not a contract violation (checker limits, setup). */
 void fc_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *fc_rule_name(enum fc_rule rule);
+/* With FABCHECK_DEBUG, says which call answered which error; returns rc. */
+ssize_t fc_post_rc(const char *what, ssize_t rc);
 /* Nonzero when this post should fail with -FI_EAGAIN (FABCHECK_EAGAIN). */
 int fc_eagain_now(void);
 uint32_t fc_new_id(void);

@@ -100,7 +100,7 @@ static ssize_t amo_post(fc_ep_t *ep, int kind, const struct fi_msg_atomic *msg,
              elems == 1 ? "" : "s");
     int inject = inject_call || (flags & FI_INJECT);
     if (msg->rma_iov_count != 1 || dsz == 0)
-        return -FI_EINVAL;
+        return fc_post_rc(what, -FI_EINVAL);
     FC_LOCK();
     ssize_t rc = fc_ep_can_post(ep, 1, what);
     if (rc != 0)
@@ -216,11 +216,11 @@ static ssize_t amo_post(fc_ep_t *ep, int kind, const struct fi_msg_atomic *msg,
         goto free_op;
 out:
     FC_UNLOCK();
-    return rc;
+    return fc_post_rc(what, rc);
 free_op:
     fc_op_free(op);
     FC_UNLOCK();
-    return rc;
+    return fc_post_rc(what, rc);
 }
 
 static fc_ep_t *EP(struct fid_ep *e)

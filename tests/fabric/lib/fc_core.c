@@ -93,19 +93,45 @@ void fc_note(const char *fmt, ...)
     emit(line);
 }
 
+ssize_t fc_post_rc(const char *what, ssize_t rc)
+{
+    static int debug = -1;
+    if (debug < 0)
+        debug = getenv("FABCHECK_DEBUG") != NULL;
+    if (debug && rc < 0 && rc != -FI_EAGAIN)
+        fc_note("%s: answered %zd (%s)", what, rc, fc_g.strerror((int)-rc));
+    return rc;
+}
+
 /* ---- FABCHECK_EAGAIN ------------------------------------------------- */
+
+static unsigned long eagains_injected;
+
+static void eagain_report(void)
+{
+    if (fc_g.eagain_n)
+        fc_note("FABCHECK_EAGAIN: %lu posts answered -FI_EAGAIN (1 in %llu)", eagains_injected,
+                (unsigned long long)fc_g.eagain_n);
+}
 
 int fc_eagain_now(void)
 {
     if (fc_g.eagain_n == 0)
         return 0;
+    static int hooked;
+    if (!hooked) {
+        hooked = 1;
+        atexit(eagain_report);
+    }
     /* xorshift64*: deterministic for a given FABCHECK_SEED and call order */
     uint64_t x = fc_g.rng;
     x ^= x >> 12;
     x ^= x << 25;
     x ^= x >> 27;
     fc_g.rng = x;
-    return (x * 0x2545F4914F6CDD1Dull) % fc_g.eagain_n == 0;
+    int now = (x * 0x2545F4914F6CDD1Dull) % fc_g.eagain_n == 0;
+    eagains_injected += (unsigned long)now;
+    return now;
 }
 
 /* ---- safe probes ----------------------------------------------------- */

@@ -82,10 +82,8 @@ static ssize_t rma_post(fc_ep_t *ep, int is_read, const struct fi_msg_rma *msg, 
              msg->rma_iov_count ? (unsigned long long)msg->rma_iov[0].addr : 0ull,
              msg->rma_iov_count ? (unsigned long long)msg->rma_iov[0].key : 0ull);
     int inject = inject_call || (flags & FI_INJECT);
-    if (total != rtotal || (is_read && inject))
-        return -FI_EINVAL;
-    if (msg->rma_iov_count > 8)
-        return -FI_EINVAL;
+    if (total != rtotal || (is_read && inject) || msg->rma_iov_count > 8)
+        return fc_post_rc(what, -FI_EINVAL);
     FC_LOCK();
     ssize_t rc = fc_ep_can_post(ep, 1, what);
     if (rc == 0 && msg->rma_iov_count > ep->rma_iov_limit) {
@@ -97,7 +95,7 @@ static ssize_t rma_post(fc_ep_t *ep, int is_read, const struct fi_msg_rma *msg, 
         rc = over_limits(ep, what, msg->iov_count, ep->tx_iov_limit, total, inject);
     if (rc != 0) {
         FC_UNLOCK();
-        return rc;
+        return fc_post_rc(what, rc);
     }
     if (flags & FI_FENCE)
         fence(ep);
@@ -162,7 +160,7 @@ static ssize_t rma_post(fc_ep_t *ep, int is_read, const struct fi_msg_rma *msg, 
 free_op:
     fc_op_free(op);
     FC_UNLOCK();
-    return rc;
+    return fc_post_rc(what, rc);
 }
 
 static fc_ep_t *EP(struct fid_ep *e)
@@ -292,7 +290,7 @@ static ssize_t msg_post(fc_ep_t *ep, int is_recv, int tagged, const msg_args_t *
                          (is_recv && (flags & FI_MULTI_RECV)) ? 0 : total, inject);
     if (rc != 0) {
         FC_UNLOCK();
-        return rc;
+        return fc_post_rc(what, rc);
     }
     if (!is_recv && (flags & FI_FENCE))
         fence(ep);
@@ -368,7 +366,7 @@ static ssize_t msg_post(fc_ep_t *ep, int is_recv, int tagged, const msg_args_t *
 free_op:
     fc_op_free(op);
     FC_UNLOCK();
-    return rc;
+    return fc_post_rc(what, rc);
 }
 
 static ssize_t m_recv(struct fid_ep *ep, void *buf, size_t len, void *desc, fi_addr_t src,

@@ -48,7 +48,9 @@ static int names_match(const char *want, const char *have)
     return 1;
 }
 
-/* FI_PROVIDER as libfabric reads it: "a,b" keeps, "^a,b" drops, by layer name. */
+/* FI_PROVIDER as libfabric reads it: "a,b" keeps, "^a,b" drops; a name
+ * matches an entry when each of its layers is one of the entry's
+ * ("verbs" and "verbs;ofi_rxm" both match verbs;ofi_rxm). */
 static int filter_allows(const char *prov_name)
 {
     const char *f = fc_g.prov_filter;
@@ -58,10 +60,14 @@ static int filter_allows(const char *prov_name)
     if (exclude)
         f++;
     int hit = 0;
+    char tok[128];
     for (const char *p = f; *p;) {
         size_t len = strcspn(p, ",");
-        if (len && has_component(prov_name, p, len))
-            hit = 1;
+        if (len && len < sizeof(tok)) {
+            memcpy(tok, p, len);
+            tok[len] = '\0';
+            hit |= names_match(tok, prov_name);
+        }
         p += len;
         if (*p == ',')
             p++;

@@ -124,6 +124,11 @@ int fc_op_ctx_begin(fc_op_t *op, void *ctx, int generates_completion)
      * then the context parameter is ignored by the fabric provider." */
     if (need == 0 || (!generates_completion && !dom->prof->ctx_all_ops))
         return 0;
+    /* fi_psm3.7: "any request belonging to these two categories [FI_TAGGED
+     * and FI_MSG] that generates a completion must pass ... fi_context" */
+    if (dom->prof->mode_msg_only && op->kind != FC_OP_SEND && op->kind != FC_OP_RECV &&
+        op->kind != FC_OP_TSEND && op->kind != FC_OP_TRECV)
+        return 0;
     const char *mname = (dom->mode & FI_CONTEXT2) ? "FI_CONTEXT2" : "FI_CONTEXT";
     if (ctx == NULL) {
         fc_violation(FC_RULE_CONTEXT,

@@ -619,6 +619,38 @@ static int o_many(t_ctx_t *t)
     PASSED("%d writes in flight", N);
 }
 
+/*
+ * Not a rule: the queue depth. With tx_attr->size operations in flight the
+ * next post answers -FI_EAGAIN (strict: 64), and nothing is lost.
+ */
+static int o_queue_depth(t_ctx_t *t)
+{
+    fill(t->buf, 64, 16);
+    POST_WAIT(t, fi_write(t->ep, t->buf, 64, t->desc, t->peer, t->rbase, t->rkey, t_ctx(t)),
+              "fi_write"); /* connected */
+    size_t depth = t->info->tx_attr->size, posted = 0;
+    int injected = getenv("FABCHECK_EAGAIN") != NULL;
+    ssize_t rc = 0;
+    while (posted < 200) {
+        rc = fi_write(t->ep, t->buf, 64, t->desc, t->peer, t->rbase, t->rkey, t_ctx(t));
+        if (rc != 0)
+            break;
+        posted++;
+    }
+    if (rc == -FI_EAGAIN)
+        t->nctx--; /* that context was not taken */
+    else if (rc != 0)
+        FAILED("post %zu returned %zd", posted, rc);
+    if (depth < 200 && !injected && (rc != -FI_EAGAIN || posted != depth))
+        FAILED("tx_attr->size %zu, yet post %zu answered %zd", depth, posted, rc);
+    for (size_t i = 0; i < posted; i++)
+        if (t_wait(t) != 0)
+            FAILED("completion %zu", i);
+    printf("origin: %zu posts in flight, then %s\n", posted,
+           rc == -FI_EAGAIN ? "-FI_EAGAIN" : "no refusal");
+    PASSED("queue depth");
+}
+
 /* Not a rule: selective completion with counters, then one asked completion. */
 static void o_selective_opts(t_opts_t *o)
 {
@@ -746,6 +778,7 @@ static const scen_t scens[] = {
     {"ep_state", "EP_STATE", "verbs", NULL, l_ep_state},
     /* correct-only scenarios: no rule of their own */
     {"many", NULL, NULL, o_many},
+    {"queue_depth", NULL, NULL, o_queue_depth},
     {"selective", NULL, NULL, o_selective, NULL, NULL, o_selective_opts},
     {"msgs", NULL, NULL, o_msgs, NULL, NULL, NULL, "msg"},
 };
@@ -790,6 +823,7 @@ static int run_one(const scen_t *s, int sock_o, int sock_t, pid_t *child)
         exit(run_target(t, s)); /* exit: the registry goes with atexit */
     }
     *child = pid;
+    printf("pids %d %d\n", (int)getpid(), (int)pid);
     t_ctx_t *t = calloc(1, sizeof(*t));
     t->sock = sock_o;
     t->role = 0;
@@ -857,7 +891,6 @@ int main(int argc, char **argv)
         int st = 0;
         waitpid(child, &st, 0);
         int trc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        printf("pids %d %d\n", (int)getpid(), (int)child);
         if (rc != 0 || trc != 0) {
             printf("== %s: FAIL (origin %d, target %d)\n", s->name, rc, trc);
             failures++;

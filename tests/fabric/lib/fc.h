@@ -225,17 +225,20 @@ typedef struct fc_av {
 } fc_av_t;
 
 /*
- * The name fi_getname hands out: this header, then the real provider's
- * name. Peers learn from it whose registry to read and which endpoint and
- * domain their transfers reach.
+ * The name fi_getname hands out: this header, the endpoint's authorization
+ * key (auth_len bytes), then the real provider's name. Peers learn from it
+ * whose registry to read and which endpoint and domain their transfers
+ * reach. Kept small: apps size name buffers for hardware names (ofishmem's
+ * RPC layer: 64 bytes).
  */
 #define FC_NAME_MAGIC 0x4d4e4346u /* "FCNM" */
-typedef struct {
+typedef struct __attribute__((packed)) {
     uint32_t magic;
-    uint16_t hdr_len, real_len;
-    uint32_t pid, dom_id, ep_id, auth_len;
+    uint16_t real_len;
+    uint8_t hdr_len;   /* this header and the key */
+    uint8_t auth_len;
+    uint32_t pid, dom_id, ep_id;
     uint64_t nonce;
-    uint8_t auth[16];
 } fc_name_t;
 
 /* An application-visible completion, kept in full; read out per format. */

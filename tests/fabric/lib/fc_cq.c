@@ -5,7 +5,7 @@
  * the endpoints bound to it (the real provider runs with manual progress).
  * No wait objects are handed out: fi_cq_open and fi_cntr_open refuse
  * FI_WAIT_FD and friends with -FI_ENOSYS, as a provider without them does,
- * and FI_GETWAIT answers -FI_ENOSYS; fi_cq_sread and fi_cntr_wait poll
+ * and FI_GETWAIT answers -FI_ENODATA; fi_cq_sread and fi_cntr_wait poll
  * (on a counter opened with FI_WAIT_UNSPEC or FI_WAIT_YIELD).
  */
 #include <stdlib.h>
@@ -236,7 +236,7 @@ static int cq_close(struct fid *fid)
 static int cq_control(struct fid *fid, int command, void *arg)
 {
     (void)fid, (void)arg;
-    return command == FI_GETWAIT ? -FI_ENOSYS : -FI_ENOSYS;
+    return command == FI_GETWAIT ? -FI_ENODATA : -FI_ENOSYS; /* no wait object, like util */
 }
 
 static struct fi_ops cq_fi_ops = {

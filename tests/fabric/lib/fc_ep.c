@@ -422,17 +422,18 @@ static int cm_getname(fid_t fid, void *addr, size_t *addrlen)
     int rc = fi_getname(&ep->real->fid, real, &rl);
     if (rc != 0)
         return rc;
-    size_t need = sizeof(fc_name_t) + rl;
+    size_t hl = sizeof(fc_name_t) + ep->auth_len;
+    size_t need = hl + rl;
     if (*addrlen < need) {
         *addrlen = need;
         return -FI_ETOOSMALL;
     }
-    fc_name_t h = {.magic = FC_NAME_MAGIC, .hdr_len = sizeof(h), .real_len = (uint16_t)rl,
-                   .pid = fc_reg_pid(), .dom_id = ep->dom->id, .ep_id = ep->id,
-                   .auth_len = (uint32_t)ep->auth_len, .nonce = fc_reg_nonce()};
-    memcpy(h.auth, ep->auth, ep->auth_len);
+    fc_name_t h = {.magic = FC_NAME_MAGIC, .real_len = (uint16_t)rl, .hdr_len = (uint8_t)hl,
+                   .auth_len = (uint8_t)ep->auth_len, .pid = fc_reg_pid(),
+                   .dom_id = ep->dom->id, .ep_id = ep->id, .nonce = fc_reg_nonce()};
     memcpy(addr, &h, sizeof(h));
-    memcpy((uint8_t *)addr + sizeof(h), real, rl);
+    memcpy((uint8_t *)addr + sizeof(h), ep->auth, ep->auth_len);
+    memcpy((uint8_t *)addr + hl, real, rl);
     *addrlen = need;
     return 0;
 }

@@ -173,17 +173,18 @@ static int av_insert(struct fid_av *avf, const void *addr, size_t count, fi_addr
     for (size_t i = 0; i < count; i++) {
         fc_name_t h;
         memcpy(&h, p, sizeof(h));
-        if (h.magic != FC_NAME_MAGIC || h.hdr_len != sizeof(h) ||
-            h.real_len + sizeof(h) > sizeof(av->peer[0].name)) {
+        if (h.magic != FC_NAME_MAGIC || h.auth_len > 16 ||
+            h.hdr_len != sizeof(h) + h.auth_len ||
+            (size_t)h.hdr_len + h.real_len > sizeof(av->peer[0].name)) {
             fc_violation(FC_RULE_AV, "fi_av_insert: address %zu of %zu is not a name this "
                          "fabric's fi_getname handed out", i, count);
             if (fi_addr)
                 fi_addr[i] = FI_ADDR_NOTAVAIL;
             break; /* its length is unknown: the rest cannot be parsed */
         }
-        size_t nlen = sizeof(h) + h.real_len;
+        size_t nlen = (size_t)h.hdr_len + h.real_len;
         fi_addr_t real = FI_ADDR_NOTAVAIL;
-        int rc = fi_av_insert(av->real, p + sizeof(h), 1, &real, 0, NULL);
+        int rc = fi_av_insert(av->real, p + h.hdr_len, 1, &real, 0, NULL);
         if (rc != 1) {
             if (fi_addr)
                 fi_addr[i] = FI_ADDR_NOTAVAIL;
@@ -210,8 +211,8 @@ static int av_insert(struct fid_av *avf, const void *addr, size_t count, fi_addr
         e->nonce = h.nonce;
         e->dom_id = h.dom_id;
         e->ep_id = h.ep_id;
-        e->auth_len = h.auth_len <= 16 ? h.auth_len : 16;
-        memcpy(e->auth, h.auth, e->auth_len);
+        e->auth_len = h.auth_len;
+        memcpy(e->auth, p + sizeof(h), h.auth_len);
         e->namelen = nlen;
         memcpy(e->name, p, nlen);
         if ((size_t)real >= av->nby_real) {
@@ -297,7 +298,7 @@ static const char *av_straddr(struct fid_av *avf, const void *addr, char *buf, s
     char real[128];
     size_t rl = sizeof(real);
     const char *rs = h.magic == FC_NAME_MAGIC
-                         ? fi_av_straddr(av->real, (const uint8_t *)addr + sizeof(h), real, &rl)
+                         ? fi_av_straddr(av->real, (const uint8_t *)addr + h.hdr_len, real, &rl)
                          : "?";
     int n = snprintf(buf, *len, "fabcheck://%u/%u.%u/%s", h.pid, h.dom_id, h.ep_id,
                      rs ? rs : "?");

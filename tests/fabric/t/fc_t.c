@@ -62,7 +62,7 @@ void t_recv(t_ctx_t *t, void *p, size_t n)
 struct fi_info *t_hints(void)
 {
     struct fi_info *h = fi_allocinfo();
-    h->caps = FI_RMA | FI_ATOMIC | FI_MSG | FI_READ | FI_WRITE | FI_REMOTE_READ |
+    h->caps = FI_RMA | FI_ATOMIC | FI_MSG | FI_TAGGED | FI_READ | FI_WRITE | FI_REMOTE_READ |
               FI_REMOTE_WRITE | FI_SEND | FI_RECV | FI_MULTI_RECV | FI_SOURCE;
     h->mode = FI_CONTEXT | FI_CONTEXT2 | FI_ASYNC_IOV;
     h->ep_attr->type = FI_EP_RDM;
@@ -238,6 +238,14 @@ int t_wait(t_ctx_t *t)
         }
     }
     return -1;
+}
+
+void t_recv_progress(t_ctx_t *t, void *p, size_t n)
+{
+    struct pollfd pf = {.fd = t->sock, .events = POLLIN};
+    while (poll(&pf, 1, 0) == 0)
+        t_progress(t);
+    t_recv(t, p, n);
 }
 
 void t_serve(t_ctx_t *t)

@@ -105,6 +105,9 @@ void t_done(t_ctx_t *t);
 /* Socket messages. */
 void t_send(t_ctx_t *t, const void *p, size_t n);
 void t_recv(t_ctx_t *t, void *p, size_t n);
+/* t_recv, driving progress meanwhile (manual progress: an injected send may
+ * only leave in a progress call, as with sockets). */
+void t_recv_progress(t_ctx_t *t, void *p, size_t n);
 
 /* Retries a post while it answers -FI_EAGAIN, with progress between. */
 #define T_POST(t, call)                                                        \

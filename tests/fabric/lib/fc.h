@@ -420,7 +420,6 @@ int fc_domain_mr_control(fc_domain_t *dom, int command, void *arg);
 /* Checks one local buffer against its descriptor (MR_LOCAL rules). */
 int fc_local_check(fc_ep_t *ep, const void *buf, size_t len, void *desc, uint64_t need,
                    const char *what);
-void fc_mr_ep_closing(fc_ep_t *ep);
 
 /* fc_ep.c */
 int fc_endpoint_open(struct fid_domain *domain, struct fi_info *info, struct fid_ep **ep,

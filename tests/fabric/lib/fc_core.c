@@ -263,6 +263,18 @@ static void init_once_fn(void)
         fc_g.prov_filter = strdup(fp);
         unsetenv("FI_PROVIDER");
     }
+    /*
+     * An app tunes rxm by provider name (ofishmem: src/conduit/ofi/ofi_init.c
+     * rxm_defaults, and FI_OFI_RXM_USE_SRX=0 for its extra contexts); under
+     * a profile the name is the profile's, so the rxm underneath gets the
+     * same modest receive buffers here (a value the user set stays). rxm's
+     * default, 4096 16-KiB buffers per shared receive context, cost ~70 MB
+     * an endpoint: 64 contexts did not fit.
+     */
+    if (fc_g.prof && strstr(fc_g.underlying, "ofi_rxm")) {
+        setenv("FI_OFI_RXM_MSG_RX_SIZE", "128", 0);
+        setenv("FI_OFI_RXM_USE_SRX", "0", 0);
+    }
     struct sigaction saved[NSIGS];
     for (size_t i = 0; i < NSIGS; i++)
         sigaction(ipath_sigs[i], NULL, &saved[i]);

@@ -471,8 +471,3 @@ int fc_local_check(fc_ep_t *ep, const void *buf, size_t len, void *desc, uint64_
     }
     return 0;
 }
-
-void fc_mr_ep_closing(fc_ep_t *ep)
-{
-    (void)ep;
-}

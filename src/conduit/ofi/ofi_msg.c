@@ -79,6 +79,7 @@ static void dom_fill(cdt_msg_dom_t *dom)
     dom->av_map = info->domain_attr->av_type == FI_AV_MAP;
     dom->async_iov = (mode & FI_ASYNC_IOV) != 0;
     dom->mr_raw = (info->domain_attr->mr_mode & FI_MR_RAW) != 0;
+    dom->iov1 = info->tx_attr->iov_limit < 2;
     snprintf(dom->prov, sizeof(dom->prov), "%s", info->fabric_attr->prov_name);
 }
 
@@ -541,11 +542,20 @@ shm_status_t cdt_msg_send(cdt_msg_ep_t *ep, cdt_peer_t peer, const void *hdr, si
     struct fi_msg msg = {.msg_iov = iov, .desc = desc, .iov_count = paylen ? 2 : 1,
                          .addr = cdt_msg_av_addr(ep, peer), .context = ctx};
     uint64_t flags = FI_COMPLETION;
-    if (hdrlen + paylen <= ep->inject_size) {
+    char one[512]; /* one piece for an injected message where iovs are limited to 1 */
+    if (hdrlen + paylen <= ep->inject_size &&
+        (!ep->dom->iov1 || paylen == 0 || hdrlen + paylen <= sizeof(one))) {
         flags |= FI_INJECT;
         msg.context = cdt_msg_opctx_get(ep, ctx);
-    } else if (ep->dom->mr_local) {
-        /* From a registered copy, held until the send completes. */
+        if (ep->dom->iov1 && paylen > 0) { /* injected: copied before the call returns */
+            memcpy(one, hdr, hdrlen);
+            memcpy(one + hdrlen, pay, paylen);
+            iov[0] = (struct iovec){.iov_base = one, .iov_len = hdrlen + paylen};
+            msg.iov_count = 1;
+        }
+    } else if (ep->dom->mr_local || (ep->dom->iov1 && paylen > 0)) {
+        /* From a copy in one piece (registered under FI_MR_LOCAL), held
+         * until the send completes. */
         shm_status_t st = cdt_msg_send_buf(ep, hdr, hdrlen, pay, paylen, ctx, &iov[0], &desc[0],
                                            &msg.context);
         if (st != SHM_OK)

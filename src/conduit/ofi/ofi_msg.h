@@ -27,6 +27,8 @@ typedef struct cdt_msg_dom {
     int av_map;                  /* FI_AV_MAP: opaque fi_addr_t (peers are indices here) */
     int async_iov;               /* FI_ASYNC_IOV: an iov array of 2+ lives until completion */
     int mr_raw;                  /* FI_MR_RAW: keys are byte strings (bulk: cdt_bulk_expose) */
+    int iov1;                    /* one iov per message (tx iov_limit 1): header and
+                                    payload go as one copy */
     char prov[64];
 } cdt_msg_dom_t;
 
@@ -48,9 +50,9 @@ struct cdt_msg_ep {
 /* The contract of a message endpoint (ofi_msg_mr.c). */
 shm_status_t cdt_msg_contract_open(cdt_msg_ep_t *ep);
 void cdt_msg_contract_close(cdt_msg_ep_t *ep);
-/* FI_MR_LOCAL: a registered copy of hdr+pay for a send (its descriptor in
- * *desc_p), held by the op context *oc_p until the send completes; NULL: a
- * send that needs none (inject). */
+/* A copy of hdr+pay for a send, in one piece (registered under FI_MR_LOCAL,
+ * its descriptor in *desc_p), held by the op context *oc_p until the send
+ * completes. */
 shm_status_t cdt_msg_send_buf(cdt_msg_ep_t *ep, const void *hdr, size_t hdrlen, const void *pay,
                               size_t paylen, void *user, struct iovec *iov, void **desc_p,
                               void **oc_p);

@@ -108,7 +108,7 @@ static int msg_reg(cdt_msg_ep_t *ep, void *buf, size_t len, uint64_t access, str
 shm_status_t cdt_msg_contract_open(cdt_msg_ep_t *ep)
 {
     const cdt_msg_dom_t *d = ep->dom;
-    if (!d->mr_local && d->ctx_size == 0 && !d->av_map && !d->async_iov)
+    if (!d->mr_local && d->ctx_size == 0 && !d->av_map && !d->async_iov && !d->iov1)
         return SHM_OK;
     cdt_msg_contract_t *mc = calloc(1, sizeof(*mc));
     if (mc == NULL)
@@ -129,7 +129,8 @@ void cdt_msg_contract_close(cdt_msg_ep_t *ep)
         while (mc->free_sbuf[c]) {
             sbuf_t *b = mc->free_sbuf[c];
             mc->free_sbuf[c] = b->next;
-            fi_close(&b->mr->fid);
+            if (b->mr)
+                fi_close(&b->mr->fid);
             free(b);
         }
     for (size_t i = 0; i < mc->nchunks; i++)
@@ -146,7 +147,7 @@ void cdt_msg_contract_close(cdt_msg_ep_t *ep)
 /* Operations carry wrappers of ours (not the caller's context itself). */
 static int msg_wraps(const cdt_msg_ep_t *ep)
 {
-    return ep->dom->mr_local || ep->dom->ctx_size != 0 || ep->dom->async_iov;
+    return ep->dom->mr_local || ep->dom->ctx_size != 0 || ep->dom->async_iov || ep->dom->iov1;
 }
 
 static msg_ctx_t *ctx_take(cdt_msg_contract_t *mc, void *user)
@@ -274,11 +275,13 @@ shm_status_t cdt_msg_send_buf(cdt_msg_ep_t *ep, const void *hdr, size_t hdrlen, 
         if (b == NULL)
             return SHM_ERR_NOMEM;
         memset(b, 0, 64 + cap); /* FI_MR_ALLOCATED: backed before it is registered */
-        if (msg_reg(ep, SBUF_DATA(b), cap, FI_SEND, &b->mr) != 0) {
-            free(b);
-            return SHM_ERR_FABRIC;
+        if (ep->dom->mr_local) {
+            if (msg_reg(ep, SBUF_DATA(b), cap, FI_SEND, &b->mr) != 0) {
+                free(b);
+                return SHM_ERR_FABRIC;
+            }
+            b->desc = fi_mr_desc(b->mr);
         }
-        b->desc = fi_mr_desc(b->mr);
         b->cls = cls;
     }
     memcpy(SBUF_DATA(b), hdr, hdrlen);

@@ -272,6 +272,9 @@ void cdt_ofi_lmr_defer(cdt_ctx_t *ctx, void *dst, const void *src, size_t len);
 void *cdt_ofi_lmr_desc(cdt_ctx_t *ctx, const void *buf, size_t len);
 /* Registers a caller's buffer until the next quiet; its descriptor. */
 void *cdt_ofi_lmr_reg(cdt_ctx_t *ctx, const void *buf, size_t len, uint64_t access, int pe);
+/* A blocking operation's own registration, once it is complete: the caller
+ * may free its buffer when the call returns (FI_MR_ALLOCATED). */
+void cdt_ofi_lmr_unreg_last(cdt_ctx_t *ctx);
 /* After waits: every read complete (copies out) / everything complete. */
 void cdt_ofi_lmr_gets_done(cdt_ctx_t *ctx);
 void cdt_ofi_lmr_quiet_done(cdt_ctx_t *ctx);

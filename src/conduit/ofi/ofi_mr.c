@@ -410,6 +410,13 @@ void *cdt_ofi_lmr_reg(cdt_ctx_t *ctx, const void *buf, size_t len, uint64_t acce
     return fi_mr_desc(mr);
 }
 
+void cdt_ofi_lmr_unreg_last(cdt_ctx_t *ctx)
+{
+    cdt_ofi_lmr_t *l = ctx->lmr;
+    if (l->ntmp > 0)
+        fi_close(&l->tmp[--l->ntmp]->fid);
+}
+
 int cdt_ofi_lmr_has_bounce(const cdt_ctx_t *ctx)
 {
     return ctx->lmr != NULL && ctx->lmr->bounce_len > 0;

@@ -322,14 +322,18 @@ static void put_contract(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const voi
         return;
     }
     x.desc = cdt_ofi_lmr_desc(ctx, src, bytes);
-    if (x.desc == NULL && cdt_ofi_g.caps.mr_local)
+    int reg = x.desc == NULL && cdt_ofi_g.caps.mr_local;
+    if (reg)
         x.desc = cdt_ofi_lmr_reg(ctx, src, bytes, FI_WRITE, pe);
     ssize_t rc = cdt_ofi_rma_frags(ctx, 0, (void *)src, raddr, key, bytes, cdt_ofi_addr(pe), &x);
     if (shm_unlikely(rc != 0))
         cdt_ofi_fatal_rc("put", pe, rc);
     cdt_ofi_issued(ctx, pe);
-    if (blocking)
+    if (blocking) {
         cdt_ofi_wait_puts(ctx);
+        if (reg) /* the caller may free the buffer once we return */
+            cdt_ofi_lmr_unreg_last(ctx);
+    }
     cdt_ofi_lmr_unlock(ctx);
 }
 
@@ -367,14 +371,18 @@ static void get_contract(cdt_ctx_t *ctx, void *dst, uint64_t raddr, uint64_t key
         cdt_ofi_lmr_unlock(ctx);
         return;
     }
-    if (x.desc == NULL && cdt_ofi_g.caps.mr_local)
+    int reg = x.desc == NULL && cdt_ofi_g.caps.mr_local;
+    if (reg)
         x.desc = cdt_ofi_lmr_reg(ctx, dst, bytes, FI_READ, pe);
     ssize_t rc = cdt_ofi_rma_frags(ctx, 1, dst, raddr, key, bytes, cdt_ofi_addr(pe), &x);
     if (shm_unlikely(rc != 0))
         cdt_ofi_fatal_rc("get", pe, rc);
     cdt_ofi_issued(ctx, pe);
-    if (blocking)
+    if (blocking) {
         cdt_ofi_wait_gets(ctx);
+        if (reg)
+            cdt_ofi_lmr_unreg_last(ctx);
+    }
     cdt_ofi_lmr_unlock(ctx);
 }
 

@@ -379,6 +379,10 @@ void shm_core_init(int requested)
         shm_fatal("SHMEM_LOG_LEVEL='%s' is not valid: expected error|warn|info|debug|trace, "
                   "optionally with sub=level pairs",
                   shm_env_g.LOG_LEVEL);
+    if (shm_env_g.LAUNCHER_TIMEOUT < 0 || shm_env_g.LAUNCHER_TIMEOUT > 1000000)
+        shm_fatal("SHMEM_LAUNCHER_TIMEOUT=%ld is not valid: expected seconds 0..1000000 (0: no limit)",
+                  (long)shm_env_g.LAUNCHER_TIMEOUT);
+    shm_rt_watch_timeout((int)shm_env_g.LAUNCHER_TIMEOUT);
 
     shm_state_g.me = shm_rt_g.rank;
     shm_state_g.npes = shm_rt_g.size;

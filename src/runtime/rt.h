@@ -47,7 +47,26 @@ shm_status_t shm_rt_barrier(void);
  * quiet's read-back may still need this PE's progress). */
 shm_status_t shm_rt_barrier_poll(void (*poll_fn)(void));
 
-/* End the whole job with status; msg may be empty. Never returns. */
+/* End the whole job with status; msg may be empty. Never returns. The PE
+ * is gone within SHM_RT_ABORT_END_MS whatever the launcher does, and within
+ * SHM_RT_ABORT_ACK_MS when its PMIx server does not take the abort (a cut
+ * channel, a stopped launcher): the launcher then sees the PE exit. */
 __attribute__((noreturn)) void shm_rt_abort(int status, const char *msg);
+#define SHM_RT_ABORT_ACK_MS 2000
+#define SHM_RT_ABORT_END_MS 5000
+
+/*
+ * This PE is ending (a fatal path that may wait or ask the launcher first):
+ * it exits with status within ms from now whatever the launcher, its PMIx
+ * server or the fabric do; why (a static string, or NULL) is logged if that
+ * deadline is what ends it. The earliest bound armed holds. Returns 0 when
+ * no watchdog runs (no launcher, or outside shm_rt_init..shm_rt_fini).
+ */
+int shm_rt_end_within(unsigned ms, int status, const char *why);
+/* SHMEM_LAUNCHER_TIMEOUT, once the environment is read: how long the
+ * launcher may be stopped or unreachable before this PE ends itself. */
+void shm_rt_watch_timeout(int seconds);
+/* shm_rt_get for fault paths: gives up (SHM_ERR_TIMEOUT) after ms. */
+shm_status_t shm_rt_get_within(int pe, const char *key, void *buf, size_t len, unsigned ms);
 
 #endif /* SHM_RUNTIME_RT_H */

@@ -50,6 +50,7 @@ int osr_tmpdir_create(osr_job_t *job)
         return -1;
     }
     job->tmpdir = path;
+    osr_sweeper_tmpdir(path); // removed by the sweeper if oshrun is killed
     return 0;
 }
 
@@ -95,12 +96,17 @@ static void tmpdir_sweep(const char *base)
     closedir(d);
 }
 
+void osr_rmtree(const char *path)
+{
+    // FTW_PHYS: never follow a link out of our private directory.
+    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
 void osr_tmpdir_remove(osr_job_t *job)
 {
     if (job->tmpdir == NULL)
         return;
-    // FTW_PHYS: never follow a link out of our private directory.
-    nftw(job->tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+    osr_rmtree(job->tmpdir);
     if (access(job->tmpdir, F_OK) == 0 && job->debug)
         fprintf(stderr, OSR_NAME ": could not remove %s\n", job->tmpdir);
     free(job->tmpdir);

@@ -68,12 +68,22 @@ static int claim_report(void)
     return e != EADDRINUSE;
 }
 
+/* The whole report, holds and look-ups included, ends the PE within this,
+ * whatever the launcher does (the report's own abort bounds it tighter). */
+#define FAULT_END_MS (4000 + 3000 + 1000 + SHM_RT_ABORT_END_MS + 1000)
+
+/* Every caller reports a fault next: the PE's end is bounded from here. */
 void cdt_ofi_peer_host(int pe, char *host, size_t len)
 {
+    shm_rt_end_within(FAULT_END_MS, 1,
+                      "this PE's fabric fault report did not complete in time (the launcher's "
+                      "PMIx server did not answer)");
     snprintf(host, len, "?");
     if (pe >= 0 && pe < cdt_ofi_g.cfg.size && len >= 64) {
         char h[64];
-        if (shm_rt_get(pe, CDT_OFI_HOST_KEY, h, sizeof(h)) == SHM_OK) {
+        /* From the launcher: bounded, a cut PMIx channel must not keep the
+         * report from being made. */
+        if (shm_rt_get_within(pe, CDT_OFI_HOST_KEY, h, sizeof(h), 1000) == SHM_OK) {
             h[sizeof(h) - 1] = '\0';
             snprintf(host, len, "%s", h);
         }

@@ -151,6 +151,16 @@ static char parent_state(void)
     return p && p[1] == ' ' ? p[2] : 0;
 }
 
+static void say_not_acked(int status, int ms)
+{
+    if (shm_log_level_g[SHM_LOG_RT] >= SHM_LVL_WARN)
+        RTW_SAY("rt/warn ",
+                "the launcher did not acknowledge this PE's abort within %d ms (its PMIx server "
+                "is stopped or cannot be reached); exiting with status %d so that it sees the "
+                "PE gone",
+                ms, status);
+}
+
 static void check_deadlines(int64_t now)
 {
     pthread_mutex_lock(&rtw_lock);
@@ -163,16 +173,10 @@ static void check_deadlines(int64_t now)
         return;
     if (!shm_rt_exit_claim())
         rtw_exit_after_other(status);
-    if (ack) {
-        if (shm_log_level_g[SHM_LOG_RT] >= SHM_LVL_WARN)
-            RTW_SAY("rt/warn ",
-                    "the launcher did not acknowledge this PE's abort within %d ms (its PMIx "
-                    "server is stopped or cannot be reached); exiting with status %d so that it "
-                    "sees the PE gone",
-                    ack_ms, status);
-    } else if (why != NULL && shm_log_level_g[SHM_LOG_RT] >= SHM_LVL_WARN) {
+    if (ack)
+        say_not_acked(status, ack_ms);
+    else if (why != NULL && shm_log_level_g[SHM_LOG_RT] >= SHM_LVL_WARN)
         RTW_SAY("rt/warn ", "%s; exiting with status %d", why, status);
-    }
     rtw_exit(status);
 }
 
@@ -180,8 +184,16 @@ static void check_deadlines(int64_t now)
  * is what was asked for: the PE goes, without a line of its own. */
 static void exit_if_aborting(void)
 {
-    if (atomic_load(&rtw_aborting))
-        rtw_exit(atomic_load(&rtw_abort_status));
+    if (!atomic_load(&rtw_aborting))
+        return;
+    int status = atomic_load(&rtw_abort_status);
+    pthread_mutex_lock(&rtw_lock);
+    int pending = rtw_dl.ack_ns != 0; /* the launcher never took the abort */
+    int64_t since = rtw_dl.ack_ns - (int64_t)rtw_dl.ack_ms * 1000000;
+    pthread_mutex_unlock(&rtw_lock);
+    if (pending && shm_rt_exit_claim())
+        say_not_acked(status, (int)((now_ns() - since) / 1000000));
+    rtw_exit(status);
 }
 
 static void launcher_gone(const char *how)

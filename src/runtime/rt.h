@@ -69,4 +69,25 @@ void shm_rt_watch_timeout(int seconds);
 /* shm_rt_get for fault paths: gives up (SHM_ERR_TIMEOUT) after ms. */
 shm_status_t shm_rt_get_within(int pe, const char *key, void *buf, size_t len, unsigned ms);
 
+/*
+ * Limits (rt_limits.c): text to append to the message of a failure a limit
+ * caused (": this PE has 24 files open and may open 24 (ulimit -n) ...:
+ * raise it to ..."), or "" when that limit is not near. For error paths.
+ */
+#define SHM_RT_NOFILE_BASE 32      /* descriptors of a PE besides its connections */
+#define SHM_RT_PE_THREADS 6        /* threads a PE runs at most (its own, PMIx's, ours) */
+#define SHM_RT_DEVSHM_PER_PE_MIB 32 /* libfabric shm's regions of one PE */
+int shm_rt_nofile_need(int npes);
+/* who: "this PE"; force: say it even when the limit is not near (EMFILE). */
+size_t shm_rt_hint_nofile(char *buf, size_t len, const char *who, int npes, int force);
+/* Processes and threads of this real user (what RLIMIT_NPROC counts). */
+long shm_rt_user_tasks(void);
+/* need: tasks still to be started (0: unknown). "" when unlimited or root. */
+size_t shm_rt_hint_nproc(char *buf, size_t len, long need);
+/* A mapping of need bytes failed: the address-space limit, or what fits. */
+size_t shm_rt_hint_mapping(char *buf, size_t len, size_t need);
+/* libfabric shm on local_pes PEs: "" when /dev/shm has room, else the
+ * whole sentence (free, needed, what to do). */
+size_t shm_rt_hint_devshm(char *buf, size_t len, int local_pes);
+
 #endif /* SHM_RUNTIME_RT_H */

@@ -360,9 +360,21 @@ shm_status_t shm_rt_init(void)
     if (!rt_launched_by_pmix())
         return init_singleton();
     pmix_status_t rc = PMIx_Init(&rt_me, NULL, 0);
-    if (rc != PMIX_SUCCESS) {
+    if (rc == PMIX_ERR_UNREACH || rc == PMIX_ERR_NOT_FOUND) {
+        /* The variables name a server that is gone (a shell left from an
+         * ended allocation): a job of one. */
         SHM_DEBUG(RT, "PMIx_Init: %s; running as a single PE", PMIx_Error_string(rc));
         return init_singleton();
+    }
+    if (rc != PMIX_SUCCESS) {
+        /* Started by a launcher but cannot join it: never a silent job of
+         * one PE (it ran as PE 0 of 1 beside its peers). A limit is the
+         * usual cause: PMIx says only "out of resource" or "error". */
+        char h1[512], h2[384];
+        shm_rt_hint_nofile(h1, sizeof h1, "this PE", 0, 0);
+        shm_rt_hint_nproc(h2, sizeof h2, 0);
+        shm_fatal("cannot join the launcher's job: PMIx_Init: %s%s%s", PMIx_Error_string(rc), h1,
+                  h1[0] ? "" : h2);
     }
     rt_pmix_up = 1;
     /* Before anything that may wait on the server: from here on a PE whose

@@ -132,6 +132,12 @@ int osr_server_register_job(osr_job_t *job);
 int osr_server_register_pe(osr_job_t *job, int rank, char ***envp);
 void osr_server_fini(osr_job_t *job);
 
+// limits.c: open files and processes a job needs, checked before it starts
+// (0: go on, else oshrun's exit status); a fork that failed, said with the
+// limit behind it (left: PEs not started yet).
+int osr_limits_check(const osr_opts_t *o);
+void osr_limits_fork_failed(int rank, int err, int left);
+
 // passthru.c: --launcher=srun|mpirun. Execs the launcher; returns only on
 // failure (or after --showme), with oshrun's exit status.
 const char *osr_launcher_name(osr_launcher_t l);

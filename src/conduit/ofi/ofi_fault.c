@@ -116,6 +116,15 @@ void cdt_ofi_peer_fatal(int pe, int is_error, const char *fmt, ...)
     shm_fatal("%s", msg);
 }
 
+/* An error a limit caused: what to do about it (else ""). */
+static const char *limit_hint(int err, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (err == EMFILE || err == ENFILE)
+        shm_rt_hint_nofile(buf, len, "this PE", cdt_ofi_g.cfg.size, 1);
+    return buf;
+}
+
 /* Who an operation's completion context names: (kind << 32) | pe, or 0. */
 static const char *op_name(uintptr_t op)
 {
@@ -149,19 +158,21 @@ void cdt_ofi_report_cq_error(cdt_ctx_t *ctx, const char *what)
     char perr[256];
     const char *p = fi_cq_strerror(ctx->cq, err.prov_errno, err.err_data, NULL, 0);
     snprintf(perr, sizeof(perr), "%s", p ? p : "-"); /* the provider's buffer is reused */
-    char host[64];
+    char host[64], hint[512];
     cdt_ofi_peer_host(pe, host, sizeof(host));
-    cdt_ofi_peer_fatal(pe, 1, "%s to PE %d (host %s) failed on provider %s: %s (provider: %s)",
+    cdt_ofi_peer_fatal(pe, 1, "%s to PE %d (host %s) failed on provider %s: %s (provider: %s)%s",
                        c ? op_name(c >> 32) : what, pe, host, cdt_provider_name(),
-                       fi_strerror(err.err ? err.err : FI_EIO), perr);
+                       fi_strerror(err.err ? err.err : FI_EIO), perr,
+                       limit_hint(err.err, hint, sizeof hint));
 }
 
 void cdt_ofi_fatal_rc(const char *op, int pe, ssize_t rc)
 {
-    char host[64];
+    char host[64], hint[512];
     cdt_ofi_peer_host(pe, host, sizeof(host));
-    cdt_ofi_peer_fatal(pe, 1, "%s to PE %d (host %s) failed on provider %s: %s", op, pe, host,
-                       cdt_provider_name(), fi_strerror((int)-rc));
+    cdt_ofi_peer_fatal(pe, 1, "%s to PE %d (host %s) failed on provider %s: %s%s", op, pe, host,
+                       cdt_provider_name(), fi_strerror((int)-rc),
+                       limit_hint((int)-rc, hint, sizeof hint));
 }
 
 void cdt_ofi_stall_check(cdt_ofi_stall_t *s, uint64_t v, cdt_ctx_t *ctx, const char *what,

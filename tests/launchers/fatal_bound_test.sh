@@ -56,8 +56,9 @@ cleanup() {
 trap cleanup EXIT
 
 LT=3 FT=3 ACK_MS=2000
+# As netfault_test.sh: 2 s, plus 1 s per runnable task beyond the CPUs (<= 8 s).
 SLACK_MS=$(awk -v n="$(nproc)" '{ x = $1 - n; if (x < 0) x = 0; if (x > 8) x = 8;
-                                  printf "%d", 1500 + 500 * x }' /proc/loadavg)
+                                  printf "%d", 2000 + 1000 * x }' /proc/loadavg)
 TAG="fatal_bound.$$.$RANDOM"
 now_ms() { date +%s%3N; }
 
@@ -196,8 +197,11 @@ case $CASE in
     up=$(now_ms)
     finish 30
     echo "the launcher returned $(($(now_ms) - up)) ms after lo came back up"
+    # One report per host, unless the second PE's own stall is seen after
+    # the first has left (2 s after its report: its claim goes with it) and
+    # before the launcher ended the job (seen once at load 15 under mpirun).
     n=$(grep -Ec '^\[PE [01] [^ ]+:[0-9]+\] [a-z_]+\.c:[0-9]+: ' "$W/out")
-    [ "$n" -eq 1 ] || { cat "$W/out" >&2; fail "$CASE: $n library messages, expected 1"; }
+    [ "$n" -ge 1 ] && [ "$n" -le 2 ] || { cat "$W/out" >&2; fail "$CASE: $n library messages, expected 1 (or 2)"; }
     grep -Eq "$FABRIC_RE" "$W/out" || { cat "$W/out" >&2; fail "$CASE: no message naming the peer and its host"; }
     expect_clean
     ok "$CASE: link and PMIx channel cut: PEs gone $TOOK ms later (load $(cut -d' ' -f1 /proc/loadavg)): $(grep -E "$FABRIC_RE" "$W/out")"
@@ -206,15 +210,16 @@ case $CASE in
     # The PEs' output passes through the launcher (mpirun's and srun's I/O
     # forwarding): nothing shows while it is stopped, so the lines are
     # checked once it runs again.
-    start "${LAUNCH[@]}" -n 3 "$PE_LAUNCHER" report 2
+    start "${LAUNCH[@]}" -n 3 "$PE_LAUNCHER" report "$W/go"
     wait_line "launcher: ready" 40
     pes reliability_lau 3
     STOPPED=$(parent_of "${PES[0]}")
     [ "$(cat "/proc/$STOPPED/comm")" = "$PARENT" ] || fail "$CASE: the PEs' parent is $(cat "/proc/$STOPPED/comm"), not $PARENT"
     kill -STOP "$STOPPED"
     t0=$(now_ms)
-    # PE 1 reports 2 s after "ready" and leaves 2 s later; the others at LT.
-    wait_gone "$t0" $((LT * 1000 + 1000 + ACK_MS)) "${PES[@]}"
+    touch "$W/go"
+    # PE 1 reports at once and leaves 2 s later; the others at LT.
+    wait_gone "$t0" $((LT * 1000 + 1000)) "${PES[@]}"
     kill -CONT "$STOPPED"
     STOPPED=""
     finish 30

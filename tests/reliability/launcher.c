@@ -6,11 +6,13 @@
 // PE ends within the documented bound with a line saying why.
 //   compute         every PE computes for ever: it never calls the library
 //                   again (only the runtime's watchdog can notice)
-//   finalize S      every PE computes S seconds, then calls shmem_finalize
+//   finalize WHEN   every PE computes until WHEN, then calls shmem_finalize
 //                   (it needs the launcher: a fence)
-//   report S        PE 1 computes S seconds, then calls shmem_global_exit(5)
+//   report WHEN     PE 1 computes until WHEN, then calls shmem_global_exit(5)
 //                   (it tells the launcher: PMIx_Abort); the others wait in
 //                   a barrier
+// WHEN: seconds, or the path of a file the test creates once it has broken
+// the launcher (so a loaded machine cannot reorder the two).
 // A PE that reaches its end prints "launcher: PE n finished" (the tests
 // expect none to).
 #include <time.h>
@@ -24,14 +26,21 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-// Busy for `seconds` (forever if < 0), touching nothing of the library.
-static void compute(double seconds)
+// Busy until `when` (forever if NULL): seconds, or a file to appear;
+// touching nothing of the library.
+static void compute(const char *when)
 {
     volatile unsigned long x = 0;
-    double until = now_s() + seconds;
-    while (seconds < 0 || now_s() < until)
+    int file = when != NULL && when[0] == '/';
+    double until = when != NULL && !file ? now_s() + atof(when) : 0;
+    for (;;) {
+        if (file && access(when, F_OK) == 0)
+            return;
+        if (when != NULL && !file && now_s() >= until)
+            return;
         for (int i = 0; i < 100000; i++)
             x += (unsigned long)i;
+    }
 }
 
 int main(int argc, char **argv)
@@ -41,7 +50,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *mode = argv[1];
-    double secs = argc > 2 ? atof(argv[2]) : 0;
+    const char *when = argc > 2 ? argv[2] : "0";
     shmem_init();
     pe_begin("launcher");
     shmem_barrier_all();
@@ -51,16 +60,16 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "compute") == 0) {
         pe_step("computing for ever");
-        compute(-1);
+        compute(NULL);
     } else if (strcmp(mode, "finalize") == 0) {
-        pe_step("computing %g s before shmem_finalize", secs);
-        compute(secs);
+        pe_step("computing until %s, then shmem_finalize", when);
+        compute(when);
         pe_step("shmem_finalize");
         shmem_finalize();
     } else if (strcmp(mode, "report") == 0) {
         if (pe_me_g == 1) {
-            pe_step("computing %g s before shmem_global_exit", secs);
-            compute(secs);
+            pe_step("computing until %s, then shmem_global_exit", when);
+            compute(when);
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
             fprintf(stderr, "PE 1: reporting: shmem_global_exit(5) report_epoch_ms=%lld\n",

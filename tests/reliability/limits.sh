@@ -89,7 +89,7 @@ nofile_oshrun)
     ;;
 nofile_raise)
     [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 4096 ] || skip "the hard limit on open files is below 4096"
-    job "ulimit -Hn 4096; ulimit -Sn 24;" 8 env "${TCP[@]}" "$PROG" run
+    job "ulimit -Sn 24 && ulimit -Hn 4096 && [ \"\$(ulimit -Sn)\" = 24 ] || exit 99;" 8 env "${TCP[@]}" "$PROG" run
     expect_pass
     ;;
 nproc_oshrun)

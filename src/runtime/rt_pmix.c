@@ -2,11 +2,11 @@
 /* PMIx client side of the runtime. */
 #include "runtime/rt.h"
 
+#include <errno.h>
 #include <pmix.h>
 #include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

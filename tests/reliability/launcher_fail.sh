@@ -67,10 +67,18 @@ mkdir "$W/tmp"
 touch "$W/started"
 JOB="" ALL=()
 cleanup() {
-    local p
+    local p f
     [ -n "$JOB" ] && kill -CONT "$JOB" 2>/dev/null
     for p in "${ALL[@]}" $JOB; do kill -KILL "$p" 2>/dev/null; done
     [ -n "$JOB" ] && wait "$JOB" 2>/dev/null
+    # After a failure the sweeper may have been killed with the rest: the
+    # PEs' libfabric shm files (only those made during the test) go here.
+    sleep 0.2
+    for p in "${ALL[@]}"; do
+        for f in /dev/shm/"$p":*; do
+            [ -e "$f" ] && [ "$f" -nt "$W/started" ] && rm -f "$f"
+        done
+    done
     rm -rf "$W"
 }
 trap cleanup EXIT

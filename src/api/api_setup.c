@@ -41,7 +41,8 @@ SHM_DEFINE(int, shmem_query_initialized, (int *initialized), {
 
 SHM_DEFINE(void, shmem_global_exit, (int status), {
     char msg[64];
-    fflush(NULL);
+    /* shm_rt_abort flushes stdio once the PE's end is bounded (a flush may
+     * block on a stopped reader). */
     snprintf(msg, sizeof(msg), "shmem_global_exit(%d)", status);
     shm_rt_abort(status, msg);
 })

@@ -190,17 +190,43 @@ static const char *fabric_needed(void)
 static int init_depth;
 
 /* cdt_init + the segments + the default context. */
+/* A limit near its end when the fabric or a thread could not be had: what
+ * to raise (the provider said only "Too many open files" or EAGAIN). */
+static const char *limits_hint(char *buf, size_t len)
+{
+    if (shm_rt_hint_nofile(buf, len, "this PE", shm_rt_g.size, 0) == 0)
+        shm_rt_hint_nproc(buf, len, 0);
+    return buf;
+}
+
+/* libfabric's shm provider keeps its regions in /dev/shm: a host that has
+ * too little says so once, up front, not by a PE's SIGBUS later. */
+static void devshm_check(const cdt_config_t *cfg)
+{
+    const char *prov = cfg->provider && *cfg->provider ? cfg->provider
+                                                        : shm_env_from_process("FI_PROVIDER");
+    int shm = prov && *prov ? strncmp(prov, "shm", 3) == 0 : cfg->nnodes <= 1;
+    char msg[640];
+    if (!shm || cfg->no_fabric || shm_rt_g.local_rank != 0 ||
+        shm_rt_hint_devshm(msg, sizeof msg, shm_rt_g.local_size) == 0)
+        return;
+    SHM_WARN(INIT, "%s", msg);
+}
+
 static void fabric_open(const cdt_config_t *cfg, unsigned ctx_flags)
 {
     shm_status_t st;
+    char hint[640];
+    devshm_check(cfg);
     if ((st = cdt_init(cfg)) != SHM_OK)
-        shm_fatal("network initialisation failed: %s", shm_status_str(st));
+        shm_fatal("network initialisation failed: %s%s", shm_status_str(st),
+                  limits_hint(hint, sizeof hint));
     for (int s = 0; s < SHM_NSEGS; s++)
         if ((st = cdt_seg_expose(s, (void *)shm_seg_g[s].base, shm_seg_g[s].len)) != SHM_OK)
             shm_fatal("cannot register %s segment: %s", s == SHM_SEG_HEAP ? "heap" : "data",
                       shm_status_str(st));
     if ((st = cdt_ctx_init(&shm_ctx_default_g.cdt, ctx_flags)) != SHM_OK)
-        shm_fatal("default context: %s", shm_status_str(st));
+        shm_fatal("default context: %s%s", shm_status_str(st), limits_hint(hint, sizeof hint));
 }
 
 /*
@@ -379,6 +405,10 @@ void shm_core_init(int requested)
         shm_fatal("SHMEM_LOG_LEVEL='%s' is not valid: expected error|warn|info|debug|trace, "
                   "optionally with sub=level pairs",
                   shm_env_g.LOG_LEVEL);
+    if (shm_env_g.LAUNCHER_TIMEOUT < 0 || shm_env_g.LAUNCHER_TIMEOUT > 1000000)
+        shm_fatal("SHMEM_LAUNCHER_TIMEOUT=%ld is not valid: expected seconds 0..1000000 (0: no limit)",
+                  (long)shm_env_g.LAUNCHER_TIMEOUT);
+    shm_rt_watch_timeout((int)shm_env_g.LAUNCHER_TIMEOUT);
 
     shm_state_g.me = shm_rt_g.rank;
     shm_state_g.npes = shm_rt_g.size;
@@ -395,7 +425,9 @@ void shm_core_init(int requested)
         shm_fatal("SHMEM_SYMMETRIC_SIZE=%zu bytes is more than this machine can address",
                   shm_env_g.SYMMETRIC_SIZE);
     if ((st = shm_heap_init(shm_env_g.SYMMETRIC_SIZE + own, direct ? shm_rt_g.nspace : NULL,
-                            shm_rt_g.rank)) != SHM_OK)
+                            shm_rt_g.rank)) == SHM_ERR_NOMEM)
+        shm_rt_abort(1, ""); /* the heap said what is short, and what to do */
+    else if (st != SHM_OK)
         shm_fatal("symmetric heap: %s", shm_status_str(st));
     init_phase("heap set-up");
 
@@ -447,8 +479,10 @@ void shm_core_init(int requested)
         shm_fatal("same-host heap mapping: %s", shm_status_str(st));
     if (cfg.no_fabric)
         no_fabric_check_mapped();
-    if ((st = cdt_progress_thread_start()) != SHM_OK)
-        shm_fatal("cannot start the progress thread");
+    if ((st = cdt_progress_thread_start()) != SHM_OK) {
+        char hint[512];
+        shm_fatal("cannot start the progress thread%s", limits_hint(hint, sizeof hint));
+    }
     init_phase("settings check+peer heaps");
 
     /* First allocation, same on every PE: the library's own symmetric words. */

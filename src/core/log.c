@@ -139,6 +139,11 @@ void shm_error_at(const char *file, int line, const char *fmt, ...)
 
 void shm_fatal_at(const char *file, int line, const char *fmt, ...)
 {
+    /* Bounded from here: the line below may block (stderr a full pipe whose
+     * reader is stopped), and so may telling the launcher. */
+    shm_rt_end_within(SHM_RT_ABORT_END_MS + 1000, 1,
+                      "this PE's fatal error did not end it in time (stderr or the launcher "
+                      "blocked)");
     va_list ap;
     va_start(ap, fmt);
     write_prefixed("", file, line, fmt, ap);

@@ -12,6 +12,7 @@
 #include "core/env.h"
 #include "core/log.h"
 #include "heap/alloc.h"
+#include "runtime/rt.h"
 
 shm_seg_t shm_seg_g[SHM_NSEGS];
 
@@ -80,8 +81,12 @@ shm_status_t shm_heap_init(size_t heap_size, const char *shared_nspace, int rank
     size_t reserve = heap_size + HEAP_BASE_ALIGN;
     char *r = mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (r == MAP_FAILED) {
-        shm_error("cannot map a symmetric heap of %zu bytes (SHMEM_SYMMETRIC_SIZE): %s",
-                  heap_size, strerror(errno));
+        int e = errno;
+        char hint[512];
+        shm_rt_hint_mapping(hint, sizeof hint, reserve);
+        shm_error("cannot map a symmetric heap of %zu bytes (SHMEM_SYMMETRIC_SIZE, plus the "
+                  "library's own; reserved with %zu MiB of room to align it): %s%s",
+                  heap_size, (size_t)(HEAP_BASE_ALIGN >> 20), strerror(e), hint);
         return SHM_ERR_NOMEM;
     }
     char *m = (char *)(((uintptr_t)r + HEAP_BASE_ALIGN - 1) & ~(uintptr_t)(HEAP_BASE_ALIGN - 1));
@@ -102,6 +107,7 @@ shm_status_t shm_heap_init(size_t heap_size, const char *shared_nspace, int rank
     }
     heap_alloc = shm_alloc_create(heap_size, HEAP_MIN_ALIGN);
     if (heap_alloc == NULL) {
+        shm_error("cannot allocate the symmetric heap's allocator (malloc failed)");
         munmap(m, heap_size);
         return SHM_ERR_NOMEM;
     }

@@ -408,8 +408,11 @@ shm_status_t shm_heap_shared_map_peers(const char *nspace, int me, int npes,
             int e = errno;
             close(fds[s]);
             if (m == MAP_FAILED) {
-                SHM_WARN(HEAP, "cannot map PE %d's %s (%zu bytes): %s; using the fabric for it",
-                         pe, s == SHM_SEG_HEAP ? "heap" : "data+BSS", p->len, strerror(e));
+                char hint[512] = "";
+                if (e == ENOMEM) /* each PE maps its host's peers' heaps too */
+                    shm_rt_hint_mapping(hint, sizeof hint, p->len);
+                SHM_WARN(HEAP, "cannot map PE %d's %s (%zu bytes): %s%s; using the fabric for it",
+                         pe, s == SHM_SEG_HEAP ? "heap" : "data+BSS", p->len, strerror(e), hint);
                 continue;
             }
             p->base[pe] = (uintptr_t)m - p->lo;

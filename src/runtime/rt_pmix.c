@@ -2,7 +2,9 @@
 /* PMIx client side of the runtime. */
 #include "runtime/rt.h"
 
+#include <errno.h>
 #include <pmix.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 
 #include "core/env.h"
 #include "core/log.h"
+#include "runtime/rt_watch.h"
 
 shm_rt_info_t shm_rt_g;
 
@@ -25,6 +28,19 @@ static int rt_evhdlr_up;
 static pmix_status_t rt_evhdlr_err = PMIX_SUCCESS;
 static char rt_host[64];
 #define RT_PEER_LOST_STATUS 1
+static int rt_watch_up;
+
+/* A PMIx call that cannot reach the server: the launcher went away (the
+ * connection broke: see rt_watch.c). One line and exit, as the watchdog
+ * would a moment later; other errors are the caller's to report. */
+static void rt_check_lost(const char *what, pmix_status_t rc)
+{
+    if (rc == PMIX_ERR_UNREACH || rc == PMIX_ERR_LOST_CONNECTION || rc == PMIX_ERR_COMM_FAILURE)
+        shm_rt_watch_gone("rt_pmix.c", __LINE__,
+                          "the launcher went away: %s: %s (its PMIx server cannot be reached); "
+                          "ending this PE",
+                          what, PMIx_Error_string(rc));
+}
 
 /* Singleton store: a job of one PE keeps its own puts. */
 typedef struct rt_kv {
@@ -266,13 +282,16 @@ static void rt_on_fatal_event(size_t evhdlr_id, pmix_status_t status, const pmix
             cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
         return;
     }
+    if (!shm_rt_exit_claim())
+        for (;;) /* another thread is ending this PE, with its own line */
+            pause();
     char msg[512];
     int n;
     if (lost_server)
         n = snprintf(msg, sizeof msg,
-                     "[PE %d %s:%d] rt_pmix.c: lost the connection to the launcher (%s); "
-                     "ending this PE\n",
-                     shm_rt_g.rank, rt_host, (int)getpid(), PMIx_Error_string(status));
+                     "[PE %d %s:%d] rt_pmix.c:%d: the launcher went away: lost the connection to "
+                     "its PMIx server (%s); ending this PE\n",
+                     shm_rt_g.rank, rt_host, (int)getpid(), __LINE__, PMIx_Error_string(status));
     else if (who->rank == PMIX_RANK_WILDCARD)
         n = snprintf(msg, sizeof msg,
                      "[PE %d %s:%d] rt_pmix.c: the launcher reports that the job is failing "
@@ -291,7 +310,9 @@ static void rt_on_fatal_event(size_t evhdlr_id, pmix_status_t status, const pmix
                          : "died",
                      PMIx_Error_string(status), code);
     }
-    if (n > 0)
+    /* Not when stderr would block (a stopped reader of a full pipe). */
+    struct pollfd pfd = {.fd = STDERR_FILENO, .events = POLLOUT};
+    if (n > 0 && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLOUT))
         (void)!write(STDERR_FILENO, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
     _exit(RT_PEER_LOST_STATUS);
 }
@@ -339,11 +360,29 @@ shm_status_t shm_rt_init(void)
     if (!rt_launched_by_pmix())
         return init_singleton();
     pmix_status_t rc = PMIx_Init(&rt_me, NULL, 0);
-    if (rc != PMIX_SUCCESS) {
+    if (rc == PMIX_ERR_UNREACH || rc == PMIX_ERR_NOT_FOUND) {
+        /* The variables name a server that is gone (a shell left from an
+         * ended allocation): a job of one. */
         SHM_DEBUG(RT, "PMIx_Init: %s; running as a single PE", PMIx_Error_string(rc));
         return init_singleton();
     }
+    if (rc != PMIX_SUCCESS) {
+        /* Started by a launcher but cannot join it: never a silent job of
+         * one PE (it ran as PE 0 of 1 beside its peers). A limit is the
+         * usual cause: PMIx says only "out of resource" or "error". */
+        char h1[512], h2[384];
+        shm_rt_hint_nofile(h1, sizeof h1, "this PE", 0, 0);
+        shm_rt_hint_nproc(h2, sizeof h2, 0);
+        shm_fatal("cannot join the launcher's job: PMIx_Init: %s%s%s", PMIx_Error_string(rc), h1,
+                  h1[0] ? "" : h2);
+    }
     rt_pmix_up = 1;
+    /* Before anything that may wait on the server: from here on a PE whose
+     * launcher goes away, or whose fatal path stalls, still ends. */
+    if (shm_rt_watch_start() == 0)
+        rt_watch_up = 1;
+    else
+        SHM_DEBUG(RT, "cannot start the runtime's watchdog: %s", strerror(errno));
 
     pmix_proc_t wild;
     PMIX_PROC_CONSTRUCT(&wild);
@@ -354,7 +393,10 @@ shm_status_t shm_rt_init(void)
     if (get_u32(&wild, PMIX_JOB_SIZE, &size) != 0 || size == 0) {
         /* PMIx 4 runs a launcher-less process as a singleton of its own. */
         SHM_DEBUG(RT, "no PMIX_JOB_SIZE; running as a single PE");
+        shm_rt_watch_leaving();
         PMIx_Finalize(NULL, 0);
+        shm_rt_watch_stop();
+        rt_watch_up = 0;
         rt_pmix_up = 0;
         return init_singleton();
     }
@@ -397,9 +439,13 @@ void shm_rt_fini(void)
         rt_evhdlr_up = 0;
     }
     if (rt_pmix_up) {
+        /* The watchdog runs through PMIx_Finalize: it waits for the server. */
+        shm_rt_watch_leaving();
         PMIx_Finalize(NULL, 0);
         rt_pmix_up = 0;
     }
+    shm_rt_watch_stop();
+    rt_watch_up = 0;
     while (rt_local_kv) {
         rt_kv_t *n = rt_local_kv->next;
         free(rt_local_kv);
@@ -429,6 +475,7 @@ shm_status_t shm_rt_put(const char *key, const void *buf, size_t len)
     v.data.bo.size = len;
     pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &v);
     if (rc != PMIX_SUCCESS) {
+        rt_check_lost("PMIx_Put", rc);
         shm_error("PMIx_Put(%s): %s", key, PMIx_Error_string(rc));
         return SHM_ERR_RUNTIME;
     }
@@ -463,6 +510,7 @@ static void rt_log_layout(void)
  */
 static shm_status_t rt_fence_failed(const char *what, pmix_status_t rc)
 {
+    rt_check_lost(what, rc);
     if (rc == PMIX_ERR_PARTIAL_SUCCESS) {
         SHM_DEBUG(RT, "%s: a PE left the fence; waiting for the launcher to end the job", what);
         for (int ms = 0; ms < 10000; ms += 10)
@@ -479,6 +527,7 @@ shm_status_t shm_rt_exchange(int collect)
         return SHM_OK;
     pmix_status_t rc = PMIx_Commit();
     if (rc != PMIX_SUCCESS) {
+        rt_check_lost("PMIx_Commit", rc);
         shm_error("PMIx_Commit: %s", PMIx_Error_string(rc));
         return SHM_ERR_RUNTIME;
     }
@@ -509,6 +558,7 @@ shm_status_t shm_rt_get(int pe, const char *key, void *buf, size_t len)
     pmix_value_t *val = NULL;
     pmix_status_t rc = PMIx_Get(&p, key, NULL, 0, &val);
     if (rc != PMIX_SUCCESS || val == NULL) {
+        rt_check_lost("PMIx_Get", rc);
         shm_error("PMIx_Get(PE %d, %s): %s", pe, key, PMIx_Error_string(rc));
         return SHM_ERR_RUNTIME;
     }
@@ -565,14 +615,85 @@ shm_status_t shm_rt_barrier_poll(void (*poll_fn)(void))
     return SHM_OK;
 }
 
+/*
+ * The launcher is told (PMIx_Abort) and ends the job; the watchdog bounds
+ * the wait: PMIx_Abort blocks until the server acknowledges, for ever when
+ * the channel is cut or the launcher stopped (issue 28: a PE that had
+ * reported its fault sat in PMIx_Abort until an outside timeout). Without
+ * a watchdog nothing would bound it: the PE exits at once instead, and the
+ * launcher sees it gone.
+ */
 void shm_rt_abort(int status, const char *msg)
 {
+    static atomic_int once;
+    if (atomic_exchange(&once, 1) != 0)
+        for (;;) /* another thread is ending this PE, within the same bound */
+            pause();
     atomic_store(&rt_leaving, 1);
-    if (rt_pmix_up) {
-        PMIx_Abort(status, msg ? msg : "", NULL, 0);
-        /* The launcher kills us; if it does not within a moment, go anyway. */
-        sleep(5);
+    if (!rt_pmix_up || !rt_watch_up ||
+        !shm_rt_watch_abort_begin(SHM_RT_ABORT_ACK_MS, SHM_RT_ABORT_END_MS, status)) {
+        fflush(NULL);
+        _exit(status);
     }
-    fflush(NULL);
-    _exit(status);
+    fflush(NULL); /* may block on a stopped reader: the deadline holds */
+    PMIx_Abort(status, msg ? msg : "", NULL, 0);
+    shm_rt_watch_abort_acked();
+    for (;;) /* the launcher ends us; if it does not, the watchdog does */
+        pause();
+}
+
+/* Bounded PMIx_Get: the request outlives a waiter that gave up, and whoever
+ * of the two comes second frees it. */
+typedef struct rt_get_req {
+    atomic_int state; /* 0 pending, 1 answered, 2 abandoned */
+    pmix_status_t st;
+    size_t len, got;
+    unsigned char buf[];
+} rt_get_req_t;
+
+static void rt_get_done(pmix_status_t status, pmix_value_t *kv, void *cbdata)
+{
+    rt_get_req_t *r = cbdata;
+    r->st = status;
+    if (status == PMIX_SUCCESS && kv != NULL && kv->type == PMIX_BYTE_OBJECT) {
+        r->got = kv->data.bo.size;
+        if (r->got == r->len)
+            memcpy(r->buf, kv->data.bo.bytes, r->len);
+    } else if (status == PMIX_SUCCESS) {
+        r->st = PMIX_ERR_TYPE_MISMATCH;
+    }
+    int pending = 0;
+    if (!atomic_compare_exchange_strong(&r->state, &pending, 1))
+        free(r);
+}
+
+shm_status_t shm_rt_get_within(int pe, const char *key, void *buf, size_t len, unsigned ms)
+{
+    if (!rt_pmix_up)
+        return shm_rt_get(pe, key, buf, len);
+    rt_get_req_t *r = calloc(1, sizeof(*r) + len);
+    if (r == NULL)
+        return SHM_ERR_NOMEM;
+    r->len = len;
+    pmix_proc_t p;
+    PMIX_PROC_CONSTRUCT(&p);
+    PMIX_LOAD_NSPACE(p.nspace, rt_me.nspace);
+    p.rank = (pmix_rank_t)pe;
+    pmix_status_t rc = PMIx_Get_nb(&p, key, NULL, 0, rt_get_done, r);
+    if (rc != PMIX_SUCCESS) {
+        free(r);
+        return SHM_ERR_RUNTIME;
+    }
+    for (unsigned waited = 0; atomic_load(&r->state) == 0 && waited < ms; waited++)
+        usleep(1000);
+    int pending = 0;
+    if (atomic_compare_exchange_strong(&r->state, &pending, 2))
+        return SHM_ERR_TIMEOUT; /* the callback frees it, if it ever comes */
+    shm_status_t st = r->st != PMIX_SUCCESS ? SHM_ERR_RUNTIME
+                      : r->got != len      ? SHM_ERR_PROTO
+                                           : SHM_OK;
+    if (st == SHM_OK)
+        memcpy(buf, r->buf, len);
+    free(r);
+    return st;
 }

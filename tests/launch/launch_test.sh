@@ -202,7 +202,8 @@ true)
     expect_all_gone
     ;;
 stale_tmpdir)
-    # A SIGKILLed oshrun leaves its rendezvous directory; the next oshrun
+    # A SIGKILLed oshrun whose sweeper is killed too leaves its rendezvous
+    # directory (the sweeper alone would remove it); the next oshrun
     # removes it (dead owner, same pid namespace) and keeps the others: a
     # live owner's, and one named from another pid namespace.
     ns=$(stat -L -c %i /proc/self/ns/pid)
@@ -214,6 +215,7 @@ stale_tmpdir)
     done
     killed=$(compgen -G "$TMPDIR/oshrun.$ns.$BG_PID.*") || fail "oshrun made no $TMPDIR/oshrun.$ns.$BG_PID.* directory"
     kids=$(pgrep -P "$BG_PID")
+    [[ -n $kids ]] && kill -STOP $kids 2>/dev/null # the sweeper must not act first
     kill -KILL "$BG_PID"; wait "$BG_PID" 2>/dev/null
     [[ -n $kids ]] && kill -KILL $kids 2>/dev/null
     BG_PID=""

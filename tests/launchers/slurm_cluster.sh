@@ -103,3 +103,24 @@ CONF
     } >"$W/slurm.conf"
     export SLURM_CONF=$W/slurm.conf
 }
+
+# slurm_cluster_up: munged, slurmctld and one slurmd (node0, 8 CPUs) on
+# loopback, configured in $W; returns 1 (logs shown) if the node does not
+# come up idle. The caller's network namespace needs an address besides
+# loopback (Slurm binds with AI_ADDRCONFIG); DAEMONS gets their pids.
+slurm_cluster_up() {
+    start_munged
+    write_slurm_conf ofishmem-test "$(hostname -s)(127.0.0.1)" node0:127.0.0.1:8
+    slurmctld -D -i -f "$SLURM_CONF" >>"$W/slurmctld.log" 2>&1 &
+    DAEMONS+=($!)
+    slurmd -D -N node0 -f "$SLURM_CONF" >>"$W/slurmd-node0.log" 2>&1 &
+    DAEMONS+=($!)
+    local state=""
+    for _ in $(seq 1 100); do
+        state=$(sinfo -h -o %T 2>/dev/null)
+        [ "$state" = idle ] && break
+        sleep 0.2
+    done
+    [ "$state" = idle ] || { show_logs; return 1; }
+    echo "test cluster up: slurmctld, slurmd node0, munged (pids ${DAEMONS[*]})"
+}

@@ -30,20 +30,7 @@ ip link add osh0 type veth peer name osh1 || fail "cannot create a veth pair in 
 ip addr add 10.213.254.1/24 dev osh0 && ip link set osh0 up && ip link set osh1 up ||
     fail "cannot configure the test's veth pair"
 
-start_munged
-write_slurm_conf ofishmem-test "$(hostname -s)(127.0.0.1)" node0:127.0.0.1:8
-slurmctld -D -i -f "$SLURM_CONF" >>"$W/slurmctld.log" 2>&1 &
-DAEMONS+=($!)
-slurmd -D -N node0 -f "$SLURM_CONF" >>"$W/slurmd-node0.log" 2>&1 &
-DAEMONS+=($!)
-state=""
-for _ in $(seq 1 100); do
-    state=$(sinfo -h -o %T 2>/dev/null)
-    [ "$state" = idle ] && break
-    sleep 0.2
-done
-[ "$state" = idle ] || { show_logs; fail "the test cluster did not come up (node state '$state')"; }
-echo "test cluster up: slurmctld, slurmd node0, munged (pids ${DAEMONS[*]})"
+slurm_cluster_up || fail "the test cluster did not come up"
 
 SRUN=(srun --mpi=pmix --time=2 --kill-on-bad-exit=0)
 export FI_TCP_IFACE=lo FI_SOCKETS_IFACE=lo

@@ -205,7 +205,7 @@ static int spawn_all(osr_loop_t *L, const osr_opts_t *o, const char *path, char 
             osr_tag_forked(L->tag, r);
         env_free(env);
         if (pid < 0) {
-            fprintf(stderr, OSR_NAME ": fork failed for PE %d: %s\n", r, strerror(errno));
+            osr_limits_fork_failed(r, errno, job->npes - r);
             ret = -1;
             break;
         }

@@ -332,6 +332,9 @@ int main(int argc, char **argv)
         status = osr_passthru_exec(&opts);
         goto out_opts;
     }
+    status = osr_limits_check(&opts);
+    if (status != 0)
+        goto out_opts;
     status = 1;
 
     // Block the signals we handle through a signalfd before PMIx starts any

@@ -126,10 +126,17 @@ cpu_set_t *osr_bind_sets(osr_bind_t b, int npes);
 // server.c: PMIx server side.
 int osr_tmpdir_create(osr_job_t *job);
 void osr_tmpdir_remove(osr_job_t *job);
+void osr_rmtree(const char *path); // a directory and all in it, links not followed
 int osr_server_init(osr_job_t *job);
 int osr_server_register_job(osr_job_t *job);
 int osr_server_register_pe(osr_job_t *job, int rank, char ***envp);
 void osr_server_fini(osr_job_t *job);
+
+// limits.c: open files and processes a job needs, checked before it starts
+// (0: go on, else oshrun's exit status); a fork that failed, said with the
+// limit behind it (left: PEs not started yet).
+int osr_limits_check(const osr_opts_t *o);
+void osr_limits_fork_failed(int rank, int err, int left);
 
 // passthru.c: --launcher=srun|mpirun. Execs the launcher; returns only on
 // failure (or after --showme), with oshrun's exit status.
@@ -141,10 +148,12 @@ int osr_passthru_exec(const osr_opts_t *o);
 int osr_job_run(osr_job_t *job, const osr_opts_t *opts, char **base_env);
 
 // /dev/shm files of the PEs (sweep.c): swept when a PE is reaped, and by a
-// sweeper process if oshrun itself is killed. Start it before any thread.
+// sweeper process if oshrun itself is killed, which then also removes the
+// job's temp dir. Start it before any thread.
 void osr_sweep_pid(pid_t pid);
 void osr_sweeper_start(void);
 void osr_sweeper_add(pid_t pid);
+void osr_sweeper_tmpdir(const char *path);
 void osr_sweeper_done(void);
 
 // --tag-output (tag.c): pipes for every PE's stdout and stderr, and a thread

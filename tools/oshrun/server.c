@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "runtime/rt.h"
 
 #include "oshrun.h"
 
@@ -50,6 +53,7 @@ int osr_tmpdir_create(osr_job_t *job)
         return -1;
     }
     job->tmpdir = path;
+    osr_sweeper_tmpdir(path); // removed by the sweeper if oshrun is killed
     return 0;
 }
 
@@ -95,12 +99,17 @@ static void tmpdir_sweep(const char *base)
     closedir(d);
 }
 
+void osr_rmtree(const char *path)
+{
+    // FTW_PHYS: never follow a link out of our private directory.
+    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
 void osr_tmpdir_remove(osr_job_t *job)
 {
     if (job->tmpdir == NULL)
         return;
-    // FTW_PHYS: never follow a link out of our private directory.
-    nftw(job->tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+    osr_rmtree(job->tmpdir);
     if (access(job->tmpdir, F_OK) == 0 && job->debug)
         fprintf(stderr, OSR_NAME ": could not remove %s\n", job->tmpdir);
     free(job->tmpdir);
@@ -295,7 +304,9 @@ int osr_server_init(osr_job_t *job)
     rc = PMIx_server_init(&osr_module, info, n);
     PMIX_INFO_FREE(info, ninfo);
     if (rc != PMIX_SUCCESS) {
-        fprintf(stderr, OSR_NAME ": PMIx_server_init failed: %s\n", PMIx_Error_string(rc));
+        char hint[512];
+        shm_rt_hint_nofile(hint, sizeof hint, "oshrun", job->npes, 0);
+        fprintf(stderr, OSR_NAME ": PMIx_server_init failed: %s%s\n", PMIx_Error_string(rc), hint);
         return -1;
     }
     return 0;
@@ -445,18 +456,50 @@ out_free:
     return ret;
 }
 
+// The server thread can block for ever on its data store's lock, held by
+// a PE that died half-way through PMIx_Init: then oshrun would not even
+// read its signals. A registration is bounded; the sync object outlives a
+// wait that gave up (the callback may still come).
+#define OSR_REGISTER_WAIT_S 20
+
+static pmix_status_t sync_wait_bounded(osr_sync_t *s, int seconds)
+{
+    struct timespec until;
+    int rc = 0;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += seconds;
+    pthread_mutex_lock(&s->lock);
+    while (!s->done && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&s->cond, &s->lock, &until);
+    pmix_status_t st = s->done ? s->status : PMIX_ERR_TIMEOUT;
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
+
 int osr_server_register_pe(osr_job_t *job, int rank, char ***envp)
 {
     pmix_proc_t proc;
-    osr_sync_t s = OSR_SYNC_INIT;
+    osr_sync_t *s = malloc(sizeof(*s));
     pmix_status_t rc;
 
+    if (s == NULL)
+        return -1;
+    *s = (osr_sync_t)OSR_SYNC_INIT;
     PMIX_LOAD_PROCID(&proc, job->nspace, (pmix_rank_t)rank);
-    rc = PMIx_server_register_client(&proc, getuid(), getgid(), NULL, sync_done, &s);
+    rc = PMIx_server_register_client(&proc, getuid(), getgid(), NULL, sync_done, s);
     if (rc == PMIX_SUCCESS)
-        rc = sync_wait(&s);
+        rc = sync_wait_bounded(s, OSR_REGISTER_WAIT_S);
     else if (rc == PMIX_OPERATION_SUCCEEDED)
         rc = PMIX_SUCCESS;
+    if (rc == PMIX_ERR_TIMEOUT) {
+        fprintf(stderr,
+                OSR_NAME ": the PMIx server did not register PE %d within %d s (its data store "
+                         "stays locked: a PE that died while joining?); ending the job\n",
+                rank, OSR_REGISTER_WAIT_S);
+        job->pmix_unclean = true; // leave the stuck server alone: _exit at the end
+        return -1;                // s stays: the callback may still come
+    }
+    free(s);
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, OSR_NAME ": PMIx_server_register_client(%d) failed: %s\n", rank,
                 PMIx_Error_string(rc));

@@ -11,8 +11,10 @@
 // reaps them: a sweeper process, forked before anything else starts, is told
 // every PE's pid through a pipe and holds a pidfd for each. When the pipe
 // ends without oshrun's "done" (oshrun died), it waits for those PEs to be
-// gone and sweeps their files, then exits. Only files of our own PEs' pids
-// are touched, and only after the pidfd says that very process has exited.
+// gone and sweeps their files and oshrun's temp dir (the PMIx rendezvous
+// and the server's data store: nothing uses them once oshrun is dead), then
+// exits. Only files of our own PEs' pids are touched, and only after the
+// pidfd says that very process has exited.
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -33,6 +35,7 @@
 #include "oshrun.h"
 
 #define SWEEP_DONE (-1)
+#define SWEEP_TMPDIR (-2) // then its length (int32) and the path
 #define SWEEP_WAIT_MS 10000 // longest wait for the PEs after oshrun died
 
 static pid_t sweeper_pid = -1;
@@ -67,6 +70,7 @@ static void sweeper_main(int rfd)
     int *fds = NULL;
     size_t n = 0, cap = 0;
     int32_t v;
+    char tmpdir[1024] = "";
     for (;;) {
         ssize_t r = read(rfd, &v, sizeof(v));
         if (r < 0 && errno == EINTR)
@@ -75,6 +79,14 @@ static void sweeper_main(int rfd)
             break; // oshrun is gone without a word
         if (v == SWEEP_DONE)
             _exit(0); // it swept after every PE itself
+        if (v == SWEEP_TMPDIR) {
+            int32_t len;
+            if (read(rfd, &len, sizeof(len)) != (ssize_t)sizeof(len) || len <= 0 ||
+                len >= (int32_t)sizeof(tmpdir) || read(rfd, tmpdir, (size_t)len) != len)
+                break;
+            tmpdir[len] = '\0';
+            continue;
+        }
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
             pid_t *np = realloc(pids, cap * sizeof(*pids));
@@ -99,6 +111,8 @@ static void sweeper_main(int rfd)
             osr_sweep_pid(pids[i]);
         close(fds[i]);
     }
+    if (tmpdir[0] != '\0')
+        osr_rmtree(tmpdir);
     _exit(0);
 }
 
@@ -137,6 +151,22 @@ void osr_sweeper_add(pid_t pid)
 {
     int32_t v = (int32_t)pid;
     if (sweeper_fd >= 0 && write(sweeper_fd, &v, sizeof(v)) != (ssize_t)sizeof(v)) {
+        close(sweeper_fd);
+        sweeper_fd = -1;
+    }
+}
+
+// One write (a path is shorter than PIPE_BUF): the sweeper reads it whole.
+void osr_sweeper_tmpdir(const char *path)
+{
+    size_t len = strlen(path);
+    char msg[2 * sizeof(int32_t) + 1024];
+    int32_t head[2] = {SWEEP_TMPDIR, (int32_t)len};
+    if (sweeper_fd < 0 || len == 0 || len >= 1024)
+        return;
+    memcpy(msg, head, sizeof(head));
+    memcpy(msg + sizeof(head), path, len);
+    if (write(sweeper_fd, msg, sizeof(head) + len) != (ssize_t)(sizeof(head) + len)) {
         close(sweeper_fd);
         sweeper_fd = -1;
     }

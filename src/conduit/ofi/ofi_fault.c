@@ -68,12 +68,22 @@ static int claim_report(void)
     return e != EADDRINUSE;
 }
 
+/* The whole report, holds and look-ups included, ends the PE within this,
+ * whatever the launcher does (the report's own abort bounds it tighter). */
+#define FAULT_END_MS (4000 + 3000 + 1000 + SHM_RT_ABORT_END_MS + 1000)
+
+/* Every caller reports a fault next: the PE's end is bounded from here. */
 void cdt_ofi_peer_host(int pe, char *host, size_t len)
 {
+    shm_rt_end_within(FAULT_END_MS, 1,
+                      "this PE's fabric fault report did not complete in time (the launcher's "
+                      "PMIx server did not answer)");
     snprintf(host, len, "?");
     if (pe >= 0 && pe < cdt_ofi_g.cfg.size && len >= 64) {
         char h[64];
-        if (shm_rt_get(pe, CDT_OFI_HOST_KEY, h, sizeof(h)) == SHM_OK) {
+        /* From the launcher: bounded, a cut PMIx channel must not keep the
+         * report from being made. */
+        if (shm_rt_get_within(pe, CDT_OFI_HOST_KEY, h, sizeof(h), 1000) == SHM_OK) {
             h[sizeof(h) - 1] = '\0';
             snprintf(host, len, "%s", h);
         }
@@ -104,6 +114,15 @@ void cdt_ofi_peer_fatal(int pe, int is_error, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     shm_fatal("%s", msg);
+}
+
+/* An error a limit caused: what to do about it (else ""). */
+static const char *limit_hint(int err, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (err == EMFILE || err == ENFILE)
+        shm_rt_hint_nofile(buf, len, "this PE", cdt_ofi_g.cfg.size, 1);
+    return buf;
 }
 
 /* The kind of operation a completion's context names. */
@@ -140,19 +159,21 @@ void cdt_ofi_report_cq_error(cdt_ctx_t *ctx, const char *what)
     char perr[256];
     const char *p = fi_cq_strerror(ctx->cq, err.prov_errno, err.err_data, NULL, 0);
     snprintf(perr, sizeof(perr), "%s", p ? p : "-"); /* the provider's buffer is reused */
-    char host[64];
+    char host[64], hint[512];
     cdt_ofi_peer_host(pe, host, sizeof(host));
-    cdt_ofi_peer_fatal(pe, 1, "%s to PE %d (host %s) failed on provider %s: %s (provider: %s)",
+    cdt_ofi_peer_fatal(pe, 1, "%s to PE %d (host %s) failed on provider %s: %s (provider: %s)%s",
                        c ? op_name(c->op) : what, pe, host, cdt_provider_name(),
-                       fi_strerror(err.err ? err.err : FI_EIO), perr);
+                       fi_strerror(err.err ? err.err : FI_EIO), perr,
+                       limit_hint(err.err, hint, sizeof hint));
 }
 
 void cdt_ofi_fatal_rc(const char *op, int pe, ssize_t rc)
 {
-    char host[64];
+    char host[64], hint[512];
     cdt_ofi_peer_host(pe, host, sizeof(host));
-    cdt_ofi_peer_fatal(pe, 1, "%s to PE %d (host %s) failed on provider %s: %s", op, pe, host,
-                       cdt_provider_name(), fi_strerror((int)-rc));
+    cdt_ofi_peer_fatal(pe, 1, "%s to PE %d (host %s) failed on provider %s: %s%s", op, pe, host,
+                       cdt_provider_name(), fi_strerror((int)-rc),
+                       limit_hint((int)-rc, hint, sizeof hint));
 }
 
 void cdt_ofi_stall_check(cdt_ofi_stall_t *s, uint64_t v, cdt_ctx_t *ctx, const char *what,

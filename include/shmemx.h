@@ -9,7 +9,10 @@
 extern "C" {
 #endif
 
-/* Seconds since an arbitrary point, monotonic (as Sandia's shmemx_wtime). */
+/* Seconds since an arbitrary point, monotonic (as Sandia's shmemx_wtime).
+ * HAVE_SHMEMX_WTIME tells programs so, as Sandia's <shmemx.h> does (its test
+ * suite defines its own shmemx_wtime without it). */
+#define HAVE_SHMEMX_WTIME 1
 double shmemx_wtime(void);
 
 /* Symmetric heap: total size and bytes in use on this PE. */

@@ -12,8 +12,10 @@ OFISHMEM_DEBS=(build-essential cmake pkg-config libfabric-dev libfabric-bin libp
                libcmocka-dev iproute2 procps)
 # Extra packages for the test suite: other launchers (Open MPI, Slurm + munge),
 # the peer library for bench/compare (Open MPI's OSHMEM), valgrind, gnuplot,
-# clang (the headers are compiled as C++ by g++ and clang++: cxx.headers).
-OFISHMEM_TEST_DEBS=(openmpi-bin libopenmpi-dev slurm-wlm munge valgrind gnuplot-nox groff-base clang)
+# clang (the headers are compiled as C++ by g++ and clang++: cxx.headers),
+# autotools (Sandia OpenSHMEM's test suite builds with its own: label sos).
+OFISHMEM_TEST_DEBS=(openmpi-bin libopenmpi-dev slurm-wlm munge valgrind gnuplot-nox groff-base clang
+                    autoconf automake libtool)
 
 ensure_debs() {
     local missing=()

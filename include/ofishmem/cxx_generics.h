@@ -182,7 +182,7 @@ SHM_AMO_BITWISE_GENERIC_TYPES(SHM_CXX_AMO_BITWISE)
 #undef SHM_CXX_AMO_CSWAP_
 #undef SHM_CXX_AMO_FETCHONLY_
 
-/* ---- Point-to-point synchronisation: SHM_P2P_GENERIC_TYPES --------------
+/* ---- Point-to-point synchronisation: SHM_P2P_WAIT_GENERIC_TYPES ---------
  * On ivars, no context forms. C accepts T* and volatile T*; one overload on
  * volatile T* takes both here. (The deprecated C function
  * shmem_wait_until(long *, int, long) stays the exact match for long *.) */
@@ -238,16 +238,7 @@ SHM_AMO_BITWISE_GENERIC_TYPES(SHM_CXX_AMO_BITWISE)
                     (volatile T * ivars, size_t nelems, size_t *indices, const int *status, \
                      int cmp, const T *cmp_values),                            \
                     (SHM_CXX_P2P_IV_(T), nelems, indices, status, cmp, cmp_values))
-SHM_P2P_GENERIC_TYPES(SHM_CXX_P2P)
-/* short and unsigned short: deprecated, and only for wait_until and test,
- * as the C11 generics of <ofishmem/generics.h> take them. */
-#define SHM_CXX_P2P_DEPRECATED(T, N)                                           \
-    SHM_CXX_P2P_FN_(void, T, N, wait_until, (volatile T * ivars, int cmp, T cmp_value), \
-                    (SHM_CXX_P2P_IV_(T), cmp, cmp_value))                         \
-    SHM_CXX_P2P_FN_(int, T, N, test, (volatile T * ivars, int cmp, T cmp_value), \
-                    (SHM_CXX_P2P_IV_(T), cmp, cmp_value))
-SHM_P2P_DEPRECATED_ONLY_GENERIC_TYPES(SHM_CXX_P2P_DEPRECATED)
-#undef SHM_CXX_P2P_DEPRECATED
+SHM_P2P_WAIT_GENERIC_TYPES(SHM_CXX_P2P) /* short and unsigned short: deprecated */
 #undef SHM_CXX_P2P
 #undef SHM_CXX_P2P_IV_
 #undef SHM_CXX_P2P_FN_

@@ -126,7 +126,7 @@ void shmem_clear_lock(long *lock);
                                        const T *cmp_values);                   \
     size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, \
                                         const int *status, int cmp, const T *cmp_values);
-SHM_P2P_TYPES(SHM_DECL_P2P_SETS)
+SHM_P2P_WAIT_TYPES(SHM_DECL_P2P_SETS) /* short and ushort: deprecated */
 #undef SHM_DECL_P2P_SETS
 
 /* ---- C11 generics ------------------------------------------------------
@@ -272,26 +272,26 @@ SHM_P2P_TYPES(SHM_DECL_P2P_SETS)
 #define SHM_GA_test_any_vector(T, N) SHM_GA_P2P_(T, shmem_##N##_test_any_vector)
 #define SHM_GA_test_some_vector(T, N) SHM_GA_P2P_(T, shmem_##N##_test_some_vector)
 #define shmem_wait_until_all(...)                                              \
-    SHM_GENERIC_NOCTX(SHM_P2P_GENERIC_TYPES, wait_until_all, __VA_ARGS__)
+    SHM_GENERIC_NOCTX(SHM_P2P_WAIT_GENERIC_TYPES, wait_until_all, __VA_ARGS__)
 #define shmem_wait_until_any(...)                                              \
-    SHM_GENERIC_NOCTX(SHM_P2P_GENERIC_TYPES, wait_until_any, __VA_ARGS__)
+    SHM_GENERIC_NOCTX(SHM_P2P_WAIT_GENERIC_TYPES, wait_until_any, __VA_ARGS__)
 #define shmem_wait_until_some(...)                                             \
-    SHM_GENERIC_NOCTX(SHM_P2P_GENERIC_TYPES, wait_until_some, __VA_ARGS__)
+    SHM_GENERIC_NOCTX(SHM_P2P_WAIT_GENERIC_TYPES, wait_until_some, __VA_ARGS__)
 #define shmem_wait_until_all_vector(...)                                       \
-    SHM_GENERIC_NOCTX(SHM_P2P_GENERIC_TYPES, wait_until_all_vector, __VA_ARGS__)
+    SHM_GENERIC_NOCTX(SHM_P2P_WAIT_GENERIC_TYPES, wait_until_all_vector, __VA_ARGS__)
 #define shmem_wait_until_any_vector(...)                                       \
-    SHM_GENERIC_NOCTX(SHM_P2P_GENERIC_TYPES, wait_until_any_vector, __VA_ARGS__)
+    SHM_GENERIC_NOCTX(SHM_P2P_WAIT_GENERIC_TYPES, wait_until_any_vector, __VA_ARGS__)
 #define shmem_wait_until_some_vector(...)                                      \
-    SHM_GENERIC_NOCTX(SHM_P2P_GENERIC_TYPES, wait_until_some_vector, __VA_ARGS__)
-#define shmem_test_all(...) SHM_GENERIC_NOCTX(SHM_P2P_GENERIC_TYPES, test_all, __VA_ARGS__)
-#define shmem_test_any(...) SHM_GENERIC_NOCTX(SHM_P2P_GENERIC_TYPES, test_any, __VA_ARGS__)
-#define shmem_test_some(...) SHM_GENERIC_NOCTX(SHM_P2P_GENERIC_TYPES, test_some, __VA_ARGS__)
+    SHM_GENERIC_NOCTX(SHM_P2P_WAIT_GENERIC_TYPES, wait_until_some_vector, __VA_ARGS__)
+#define shmem_test_all(...) SHM_GENERIC_NOCTX(SHM_P2P_WAIT_GENERIC_TYPES, test_all, __VA_ARGS__)
+#define shmem_test_any(...) SHM_GENERIC_NOCTX(SHM_P2P_WAIT_GENERIC_TYPES, test_any, __VA_ARGS__)
+#define shmem_test_some(...) SHM_GENERIC_NOCTX(SHM_P2P_WAIT_GENERIC_TYPES, test_some, __VA_ARGS__)
 #define shmem_test_all_vector(...)                                             \
-    SHM_GENERIC_NOCTX(SHM_P2P_GENERIC_TYPES, test_all_vector, __VA_ARGS__)
+    SHM_GENERIC_NOCTX(SHM_P2P_WAIT_GENERIC_TYPES, test_all_vector, __VA_ARGS__)
 #define shmem_test_any_vector(...)                                             \
-    SHM_GENERIC_NOCTX(SHM_P2P_GENERIC_TYPES, test_any_vector, __VA_ARGS__)
+    SHM_GENERIC_NOCTX(SHM_P2P_WAIT_GENERIC_TYPES, test_any_vector, __VA_ARGS__)
 #define shmem_test_some_vector(...)                                            \
-    SHM_GENERIC_NOCTX(SHM_P2P_GENERIC_TYPES, test_some_vector, __VA_ARGS__)
+    SHM_GENERIC_NOCTX(SHM_P2P_WAIT_GENERIC_TYPES, test_some_vector, __VA_ARGS__)
 
 #endif /* C11 */
 

@@ -67,16 +67,19 @@
     X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong) \
     X(int32_t, int32) X(int64_t, int64)
 
-/* Table "Point-to-Point Synchronization Types and Names" (wait_until, test). */
+/*
+ * Point-to-point synchronisation (wait_until, test and their _all, _any,
+ * _some and _vector forms). The spec's table "Point-to-Point Synchronization
+ * Types and Names" lists short and unsigned short; since 1.5 the routines
+ * name the standard AMO types and keep short and unsigned short only as
+ * deprecated types of wait_until and test. Sandia OpenSHMEM (and Cray's)
+ * take them in every point-to-point routine, as the 1.5 drafts of the set
+ * forms did, and programs written for it use them (its tests-sos C11
+ * programs wait on short arrays): every point-to-point routine here takes
+ * them, deprecated.
+ */
 #define SHM_P2P_TYPES(X) SHM_AMO_STD_TYPES(X)
 #define SHM_P2P_GENERIC_TYPES(X) SHM_AMO_STD_GENERIC_TYPES(X)
-
-/*
- * The types the 1.4 point-to-point table had and 1.5 deprecated: short and
- * unsigned short stay valid (deprecated) for shmem_wait_until, shmem_test
- * and shmem_wait, typed and C11 generic; the _all/_any/_some(_vector) forms
- * came after and never took them.
- */
 #define SHM_P2P_DEPRECATED_ONLY_TYPES(X) X(short, short) X(unsigned short, ushort)
 #define SHM_P2P_DEPRECATED_ONLY_GENERIC_TYPES(X) SHM_P2P_DEPRECATED_ONLY_TYPES(X)
 
@@ -84,7 +87,7 @@
 #define SHM_P2P_DEPRECATED_TYPES(X)                                            \
     SHM_P2P_DEPRECATED_ONLY_TYPES(X) SHM_AMO_STD_TYPES(X)
 
-/* Every type shmem_wait_until / shmem_test accept (current and deprecated). */
+/* Every type the point-to-point routines accept (current and deprecated). */
 #define SHM_P2P_WAIT_TYPES(X) SHM_P2P_DEPRECATED_TYPES(X)
 #define SHM_P2P_WAIT_GENERIC_TYPES(X)                                          \
     SHM_P2P_DEPRECATED_ONLY_GENERIC_TYPES(X) SHM_P2P_GENERIC_TYPES(X)

@@ -208,7 +208,7 @@ static __thread size_t shm_p2p_any_next;
                 const T *cmp_values),                                                \
                { return shm_##N##_test_some(__func__, ivars, nelems, indices, status, cmp, \
                                             cmp_values, 0); })
-SHM_P2P_TYPES(SHM_P2P_SETS)
+SHM_P2P_WAIT_TYPES(SHM_P2P_SETS)
 
 /* The value returned is the one that satisfied the comparison. */
 SHM_DEFINE(uint64_t, shmem_signal_wait_until, (uint64_t * sig_addr, int cmp, uint64_t cmp_value), {

@@ -364,7 +364,8 @@ template <class T> void amo_bitwise(const char *tn)
     shmem_free(x);
 }
 
-// ---- wait_until / test on short and unsigned short (deprecated, as in C) -------
+// ---- wait_until / test on short and unsigned short (deprecated, as in C; the
+// set forms take them too, as in Sandia OpenSHMEM: wait_test below) ---------------
 // The comparison value is a plain int literal, as C programs write it: the
 // overload for T must still be chosen (T * decides, the int converts).
 template <class T> void wait_test_deprecated(const char *tn)
@@ -660,6 +661,8 @@ int main()
     wait_test<size_t>("size_t");
     wait_test_deprecated<short>("short");
     wait_test_deprecated<unsigned short>("unsigned short");
+    wait_test<short>("short");
+    wait_test<unsigned short>("unsigned short");
 
     coll_rma<int>("int");
     coll_rma<double>("double");

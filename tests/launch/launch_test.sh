@@ -53,13 +53,15 @@ fail() {
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
-# run_oshrun ARGS... : runs oshrun in the foreground; sets RC, MS, OUT, ERR.
+# run_oshrun ARGS... : runs oshrun in the foreground; sets RC, MS, OUT, ERR
+# and T_END (when it returned, ms of the realtime clock).
 run_oshrun() {
     local t0
     t0=$(now_ms)
     "$OSHRUN" "$@" >"$WORK/out" 2>"$WORK/err" </dev/null
     RC=$?
-    MS=$(( $(now_ms) - t0 ))
+    T_END=$(now_ms)
+    MS=$(( T_END - t0 ))
     OUT=$(cat "$WORK/out")
     ERR=$(cat "$WORK/err")
 }
@@ -125,13 +127,23 @@ wait_for_pids() {
     return 1
 }
 
-# A PE fails; the whole job must end with one message naming it.
+# A PE fails; the whole job must end with one message naming it, within 5 s
+# of the failure (the probe says when it failed: timing from oshrun's start
+# would count the job's start, which took 5.9 s once at load 25).
 failure_case() {    # mode rc regex
+    local t_fail
     run_oshrun -n 4 "$PROBE" "$1" "$PIDDIR"
     echo "$ERR" >&2
     expect_rc "$2"
     expect_msg "$3"
     [[ -z $3 ]] || expect_msg_pid 1
+    t_fail=$(sed -n 's/^pmix_probe: rank 1 fails at \([0-9]*\) ms realtime$/\1/p' "$WORK/out")
+    if [[ -z $t_fail ]]; then
+        fail "rank 1 did not say when it failed: $OUT"
+    else
+        echo "[$CASE] the job started and reached the failure in $(( t_fail - T_END + MS )) ms"
+        MS=$(( T_END - t_fail ))
+    fi
     expect_within 5000
     expect_pids 4
     expect_all_gone

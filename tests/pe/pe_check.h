@@ -248,7 +248,9 @@ static inline void pe_usleep(long us)
     X(ptrdiff_t, ptrdiff)
 
 // Deprecated point-to-point types: short and unsigned short, still valid for
-// shmem_wait_until, shmem_test and shmem_wait (1.5 deprecated them).
+// shmem_wait_until, shmem_test and shmem_wait (1.5 deprecated them); the
+// library also takes them in the _all/_any/_some(_vector) forms, as Sandia
+// OpenSHMEM does.
 #define PE_P2P_DEPRECATED_TYPES(X)                                                           \
     X(short, short)                                                                          \
     X(unsigned short, ushort)

@@ -55,6 +55,26 @@
               orpc_strerror(rc_), want_, orpc_strerror(want_));                \
     } while (0)
 
+/*
+ * Milliseconds the calling thread has waited, runnable, for a CPU since it
+ * started (the kernel's schedstat run_delay; 0 where it keeps none). A test
+ * that bounds how late the library notices something adds this wait over
+ * the interval: on a loaded machine a process that is not run cannot notice
+ * anything, whatever the library does (rpc.shm.server_call once saw a 3 s
+ * timeout end 3.1 s late at load 66 on 2 cores).
+ */
+static inline double t_run_wait_ms(void)
+{
+    unsigned long long run = 0, wait = 0;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    if (f != NULL) {
+        if (fscanf(f, "%llu %llu", &run, &wait) != 2)
+            wait = 0;
+        fclose(f);
+    }
+    return (double)wait / 1e6;
+}
+
 /* A test server's serve loop runs until its stop handler or SIGTERM. */
 static volatile int t_stop_g __attribute__((unused));
 

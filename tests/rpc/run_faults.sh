@@ -85,7 +85,7 @@ server_call | server_pull | server_push)
   for p in "${cpids[@]}"; do
     wait "$p" || fail "a client failed (status $?): $(grep -h FAIL "$W"/c*.log)"
   done
-  worst=$(cat "$W"/c*.log | sed -n 's/.* after \([0-9]*\) ms$/\1/p' | sort -n | tail -1)
+  worst=$(cat "$W"/c*.log | sed -n 's/.* after \([0-9]*\) ms.*/\1/p' | sort -n | tail -1)
   codes=$(cat "$W"/c*.log | sed -n 's/^.*: -[0-9]* (\(.*\)) after.*/\1/p' | sort | uniq -c | tr -s ' ' | tr '\n' ';')
   echo "server died; 3 clients' $(cat "$W"/c*.log | grep -c ': -[0-9]* (.*) after ') pending calls all failed, the last $worst ms after its issue (timeout $TIMEOUT_MS ms): $codes each looked up the restarted server and called it"
   client stop >/dev/null || fail "stop the restarted server"
@@ -180,10 +180,13 @@ client_pull | client_push | client_pull_late | client_push_late | client_stopped
   kill -KILL "$V_PID"
   wait "$V_PID" 2>/dev/null
   if [ "$delay" != 0 ]; then
-    # Killed before the first transfer: timed from that transfer's start.
+    # Killed before the first transfer: timed from that transfer's start, or
+    # from the kill if that came later (under load this script can be slower
+    # than the server's 1.5 s wait).
     for _ in $(seq 400); do grep -q "bulk $kind loop running" "$W/server.log" && break; sleep 0.025; done
-    t_kill=$(sed -n 's/.*first transfer at \([0-9]*\) ms realtime.*/\1/p' "$W/server.log")
-    [ -n "$t_kill" ] || fail "the server's first transfer did not start"
+    t_first=$(sed -n 's/.*first transfer at \([0-9]*\) ms realtime.*/\1/p' "$W/server.log")
+    [ -n "$t_first" ] || fail "the server's first transfer did not start"
+    [ "$t_first" -gt "$t_kill" ] && t_kill=$t_first
   fi
   for _ in $(seq 400); do grep -q "bulk $kind loop ended" "$W/server.log" && break; sleep 0.025; done
   line=$(grep "bulk $kind loop ended" "$W/server.log") || fail "the server's transfer did not end within 10 s of the kill"
@@ -196,7 +199,11 @@ client_pull | client_push | client_pull_late | client_push_late | client_stopped
   want=": -13 ("
   case $PROV in tcp | fab_*) want=": -13 (\|: -3 (" ;; esac
   echo "$line" | grep -q "$want" || fail "the transfer failed $took ms after the kill, but not with ORPC_EPEER: $line"
-  [ "$took" -le "$BOUND" ] || fail "the transfer failed $took ms after the kill (bound $BOUND ms)"
+  # The bound leaves out what the server waited for a CPU meanwhile (it
+  # cannot notice anything while it is not run).
+  cpu_wait=$(echo "$line" | sed -n 's/.*, \([0-9]*\) ms waiting for a CPU.*/\1/p')
+  [ "$took" -le $((BOUND + ${cpu_wait:-0})) ] ||
+    fail "the transfer failed $took ms after the kill (bound $BOUND ms + ${cpu_wait:-0} ms the server waited for a CPU)"
   # The bystander was served during and after; the dead client's share is gone.
   wait "$BY_PID" || fail "the bystander's calls failed: $(grep FAIL "$W/by.log")"
   st=$(client stats) || fail "stats call"

@@ -180,6 +180,9 @@ shm_status_t cdt_msg_addr_from_str(const char *str, char *prov, size_t provlen, 
 shm_status_t cdt_msg_insert(cdt_msg_ep_t *ep, const void *name, size_t len, cdt_peer_t *peer_p);
 /** Removes a peer (its connection and provider state go with it). */
 void cdt_msg_remove(cdt_msg_ep_t *ep, cdt_peer_t peer);
+/** Largest message (and posted receive buffer) the provider takes: its
+ *  max_msg_size (SIZE_MAX where it gives none). */
+size_t cdt_msg_max_size(const cdt_msg_ep_t *ep);
 /** Messages that leave less than this in a multi-recv buffer release it. */
 shm_status_t cdt_msg_set_min_multi_recv(cdt_msg_ep_t *ep, size_t bytes);
 /** Posts a receive buffer; multi: FI_MULTI_RECV (many messages, one buffer). */
@@ -215,11 +218,22 @@ void cdt_msg_progress(cdt_msg_ep_t *ep);
 #define CDT_BULK_READ 0x1  /**< the peer may read (fi_read) */
 #define CDT_BULK_WRITE 0x2 /**< the peer may write (fi_write) */
 
-/** A registration a peer addresses: rbase + (addr - base) is what it sends. */
+/** Largest raw memory key (FI_MR_RAW) a registration carries. */
+#define CDT_BULK_RAW_MAX 64
+
+/**
+ * A registration a peer addresses: rbase + (addr - base) is what it sends.
+ * Where the provider wants raw keys (FI_MR_RAW), key is 0 and the peer maps
+ * (raw_base, raw[0..raw_len)) into a key of its own with cdt_bulk_map_raw;
+ * elsewhere raw_len is 0.
+ */
 typedef struct {
     void *mr;        /**< NULL: memory the conduit had registered already (symmetric heap) */
     uint64_t key;
     uint64_t rbase;  /**< remote address of the first byte */
+    uint64_t raw_base; /**< FI_MR_RAW: the base address fi_mr_raw_attr gave */
+    size_t raw_len;  /**< FI_MR_RAW: bytes of raw (0: a 64-bit key) */
+    uint8_t raw[CDT_BULK_RAW_MAX];
 } cdt_bulk_reg_t;
 
 /** Registers [buf, buf+len) for peers' access (symmetric memory: no new registration). */
@@ -227,6 +241,15 @@ shm_status_t cdt_bulk_expose(cdt_msg_ep_t *ep, void *buf, size_t len, unsigned a
                              cdt_bulk_reg_t *reg_p);
 /** Drops a registration made by cdt_bulk_expose. */
 void cdt_bulk_release(cdt_msg_ep_t *ep, cdt_bulk_reg_t *reg);
+/**
+ * A peer's raw key (its cdt_bulk_reg_t's raw_base, raw, raw_len) mapped into
+ * a key this endpoint's transfers to that peer use (fi_mr_map_raw). Each
+ * mapping is undone with cdt_bulk_unmap_raw once no transfer uses it, and
+ * before the endpoint closes.
+ */
+shm_status_t cdt_bulk_map_raw(cdt_msg_ep_t *ep, uint64_t base, const uint8_t *raw, size_t len,
+                              uint64_t *key_p);
+void cdt_bulk_unmap_raw(cdt_msg_ep_t *ep, uint64_t key);
 /**
  * Issues a pull of len bytes at (raddr, key) of peer into dst, in fragments of
  * the RMA engine's size, all in flight. Each fragment completes as a

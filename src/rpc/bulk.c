@@ -13,6 +13,7 @@
  * time, or a service with any such context. Without same-host connections
  * exposures register at once, as before.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,15 +73,16 @@ struct rpc_bulk_lseg {
     char *buf;
     size_t len;
     rpc_mr_t *mr; /* NULL: symmetric memory or empty */
-    uint64_t key, rbase;
+    cdt_bulk_reg_t reg; /* key (or raw key) and rbase of buf */
 };
 
 /*
  * Registers [buf, buf+len) or finds it in the cache; lock held. *mr_p: the
- * cache entry referenced (NULL: nothing to keep); key and rbase of buf.
+ * cache entry referenced (NULL: nothing to keep); *out: key (or raw key)
+ * and rbase of buf.
  */
 static int reg_range(orpc_t *r, char *buf, size_t len, unsigned access, rpc_mr_t **mr_p,
-                     uint64_t *key, uint64_t *rbase)
+                     cdt_bulk_reg_t *out)
 {
     *mr_p = NULL;
     rpc_mr_t *m = r->mr_cache_on ? cache_find(r, buf, len, access) : NULL;
@@ -96,9 +98,14 @@ static int reg_range(orpc_t *r, char *buf, size_t len, unsigned access, rpc_mr_t
         shm_status_t st = cdt_bulk_expose(r->ep, buf, len, access, &reg);
         if (st != SHM_OK)
             return rpc_rc(st);
+        if (reg.raw_len > RPC_BULK_RAW_MAX) {
+            shm_error("provider %s hands out raw memory keys of %zu bytes; a bulk descriptor "
+                      "carries at most %d", r->prov, reg.raw_len, RPC_BULK_RAW_MAX);
+            cdt_bulk_release(r->ep, &reg);
+            return ORPC_ENOSYS;
+        }
         if (reg.mr == NULL) { /* symmetric memory, or nothing: no registration to keep */
-            *key = reg.key;
-            *rbase = reg.rbase;
+            *out = reg;
             return ORPC_OK;
         }
         r->st.mr_cache_misses++;
@@ -118,8 +125,9 @@ static int reg_range(orpc_t *r, char *buf, size_t len, unsigned access, rpc_mr_t
     m->refs++;
     m->lru = ++r->lru_clock;
     *mr_p = m;
-    *key = m->reg.key;
-    *rbase = m->reg.rbase + (uint64_t)(buf - m->base);
+    *out = m->reg;
+    out->mr = NULL; /* the cache entry owns it */
+    out->rbase = m->reg.rbase + (uint64_t)(buf - m->base);
     return ORPC_OK;
 }
 
@@ -169,9 +177,63 @@ static void bulk_unalloc(orpc_t *r, orpc_bulk_t *b)
     r->bulk_free = b;
 }
 
+/* Raw keys (FI_MR_RAW): the table of a list's distinct keys, each segment's
+ * key field its index (w->raw_len 0: 64-bit keys, w untouched). -1: keys
+ * of different sizes. */
+static int list_raw_keys(const orpc_bulk_t *b, rpc_bulk_wire_t *w)
+{
+    w->raw_len = 0;
+    w->nkeys = 0;
+    for (size_t i = 0; i < b->nseg; i++) {
+        const cdt_bulk_reg_t *g = &b->segs[i].reg;
+        if (b->segs[i].len == 0 || g->raw_len == 0)
+            continue;
+        if (w->raw_len && g->raw_len != w->raw_len)
+            return -1;
+        w->raw_len = (uint8_t)g->raw_len;
+        unsigned k = 0;
+        while (k < w->nkeys && (w->rawkey[k].base != g->raw_base ||
+                                memcmp(w->rawkey[k].key, g->raw, g->raw_len) != 0))
+            k++;
+        if (k == w->nkeys) {
+            w->rawkey[k].base = g->raw_base;
+            memcpy(w->rawkey[k].key, g->raw, g->raw_len);
+            w->nkeys++;
+        }
+    }
+    if (w->raw_len)
+        for (size_t i = 0; i < b->nseg; i++) {
+            const cdt_bulk_reg_t *g = &b->segs[i].reg;
+            unsigned k = 0;
+            while (b->segs[i].len && k < w->nkeys &&
+                   (w->rawkey[k].base != g->raw_base ||
+                    memcmp(w->rawkey[k].key, g->raw, g->raw_len) != 0))
+                k++;
+            w->seg[i].key = k < w->nkeys ? k : 0;
+        }
+    return 0;
+}
+
+/* Bytes of b's descriptor as it is registered now. */
+static size_t bulk_wire_bytes(const orpc_bulk_t *b)
+{
+    if (b->kind != RPC_BULK_LIST)
+        return b->kind == RPC_BULK_STRIDED ? RPC_BULK_WIRE + RPC_BULK_SEG_WIRE : RPC_BULK_WIRE;
+    static __thread rpc_bulk_wire_t w; /* large: not on the stack */
+    w.kind = RPC_BULK_LIST;
+    w.nseg = (uint32_t)b->nseg;
+    if (list_raw_keys(b, &w) != 0)
+        return 0;
+    return rpc_bulk_wire_len(&w);
+}
+
+static void lsegs_unref(orpc_t *r, orpc_bulk_t *b);
+
 /* A list's registration: segments close together (the span at most 1/8
  * larger than their sum) share one over the span (one cache entry, one
- * region for the provider); others are registered one by one. Lock held. */
+ * region for the provider); others are registered one by one. Raw keys of
+ * as many registrations as do not fit a descriptor (RPC_BULK_WIRE_MAX):
+ * one over the span after all. Lock held. */
 static int reg_list(orpc_t *r, orpc_bulk_t *b)
 {
     struct rpc_bulk_lseg *ls = b->segs;
@@ -187,24 +249,35 @@ static int reg_list(orpc_t *r, orpc_bulk_t *b)
             hi = ls[i].buf + ls[i].len;
     }
     int span = nonempty > 1 && (size_t)(hi - lo) <= b->len + b->len / 8;
-    uint64_t key = 0, rbase = 0;
-    /* A provider that touches the pages may refuse a span with holes: then one by one. */
-    if (span && reg_range(r, lo, (size_t)(hi - lo), b->access, &b->mr, &key, &rbase) != ORPC_OK)
-        span = 0;
-    if (span) {
-        for (size_t i = 0; i < b->nseg; i++) {
-            ls[i].key = key;
-            ls[i].rbase = ls[i].len ? rbase + (uint64_t)(ls[i].buf - lo) : 0;
+    for (int pass = 0; pass < 2; pass++) {
+        cdt_bulk_reg_t sr;
+        /* A provider that touches the pages may refuse a span with holes: then one by one. */
+        if (span && reg_range(r, lo, (size_t)(hi - lo), b->access, &b->mr, &sr) != ORPC_OK)
+            span = 0;
+        if (span) {
+            for (size_t i = 0; i < b->nseg; i++) {
+                ls[i].reg = sr;
+                ls[i].reg.rbase = ls[i].len ? sr.rbase + (uint64_t)(ls[i].buf - lo) : 0;
+            }
+            return ORPC_OK;
         }
-        return ORPC_OK;
+        if (pass == 1)
+            break;
+        for (size_t i = 0; i < b->nseg; i++) {
+            int rc = reg_range(r, ls[i].buf, ls[i].len, b->access, &ls[i].mr, &ls[i].reg);
+            if (rc != ORPC_OK)
+                return rc; /* those registered are dropped with the exposure */
+        }
+        size_t need = bulk_wire_bytes(b);
+        if (need > 0 && need <= RPC_BULK_WIRE_MAX)
+            return ORPC_OK;
+        lsegs_unref(r, b);
+        span = nonempty > 1;
     }
-    for (size_t i = 0; i < b->nseg; i++) {
-        int rc = reg_range(r, ls[i].buf, ls[i].len, b->access, &ls[i].mr, &ls[i].key,
-                           &ls[i].rbase);
-        if (rc != ORPC_OK)
-            return rc; /* those registered are dropped with the exposure */
-    }
-    return ORPC_OK;
+    shm_error("a list of %zu segments on provider %s: their raw memory keys do not fit one "
+              "descriptor (%d bytes), nor does one registration cover them all",
+              b->nseg, r->prov, RPC_BULK_WIRE_MAX);
+    return ORPC_ERANGE;
 }
 
 /* Live unregistered exposures are listed, so that orpc_mr_cache_evict
@@ -250,7 +323,7 @@ static int bulk_register(orpc_t *r, orpc_bulk_t *b)
         return ORPC_OK;
     int rc = b->kind == RPC_BULK_LIST
                  ? reg_list(r, b)
-                 : reg_range(r, b->buf, b->len, b->access, &b->mr, &b->reg.key, &b->reg.rbase);
+                 : reg_range(r, b->buf, b->len, b->access, &b->mr, &b->reg);
     if (rc == ORPC_OK) {
         b->registered = 1;
         lazy_unlink(r, b);
@@ -267,6 +340,7 @@ static int bulk_register(orpc_t *r, orpc_bulk_t *b)
 static int bulk_reg_now(orpc_t *r, orpc_bulk_t *b)
 {
     b->reg.key = 0;
+    b->reg.raw_len = 0;
     b->reg.rbase = (uint64_t)(uintptr_t)b->buf ^ RPC_BULK_NOREG;
     if (r->sq && rpc_sq_nconns(r) > 0) {
         lazy_link(r, b);
@@ -351,7 +425,7 @@ RPC_EXPORT int orpc_bulk_expose_sg(orpc_t *r, const orpc_seg_t *segs, size_t nse
     for (size_t i = 0; i < nseg; i++) {
         ls[i].buf = segs[i].base;
         ls[i].len = segs[i].len;
-        ls[i].rbase = (uint64_t)(uintptr_t)ls[i].buf ^ RPC_BULK_NOREG;
+        ls[i].reg.rbase = (uint64_t)(uintptr_t)ls[i].buf ^ RPC_BULK_NOREG;
     }
     b->nseg = nseg;
     rc = bulk_reg_now(r, b);
@@ -404,13 +478,22 @@ RPC_EXPORT int orpc_bulk_expose_strided(orpc_t *r, void *base, size_t rows, size
     return rc;
 }
 
+/*
+ * A list registered under raw keys (FI_MR_RAW) encodes to more bytes than
+ * the same list unregistered (its further keys): the answer is kept, and an
+ * encode that would write more is refused (bulk_encode_locked).
+ */
 RPC_EXPORT size_t orpc_bulk_encoded_size(const orpc_bulk_t *b)
 {
     if (b == NULL)
         return 0;
+    orpc_t *r = b->rpc;
+    rpc_lock(r);
+    size_t n = bulk_wire_bytes(b);
     if (b->kind == RPC_BULK_LIST)
-        return RPC_BULK_WIRE + b->nseg * RPC_BULK_SEG_WIRE;
-    return b->kind == RPC_BULK_STRIDED ? RPC_BULK_WIRE + RPC_BULK_SEG_WIRE : RPC_BULK_WIRE;
+        ((orpc_bulk_t *)b)->size_told = n;
+    rpc_unlock(r);
+    return n;
 }
 
 /* Encodes b for p; lock held (the registration, where p needs one). */
@@ -428,17 +511,39 @@ int rpc_bulk_encode_locked(orpc_bulk_t *b, orpc_peer_t *p, void *out)
     }
     uint8_t self_len;
     const uint8_t *self = rpc_self_name(r, p, &self_len);
-    rpc_bulk_wire_t w = {.addr = (uint64_t)(uintptr_t)b->buf, .len = b->len, .key = b->reg.key,
-                         .rbase = b->reg.rbase, .access = (uint8_t)b->access,
-                         .owner_len = self_len, .kind = (uint8_t)b->kind};
+    static __thread rpc_bulk_wire_t w; /* large: not on the stack */
+    memset(&w, 0, offsetof(rpc_bulk_wire_t, seg));
+    w.addr = (uint64_t)(uintptr_t)b->buf;
+    w.len = b->len;
+    w.key = b->reg.key;
+    w.rbase = b->reg.rbase;
+    w.access = (uint8_t)b->access;
+    w.owner_len = self_len;
+    w.kind = (uint8_t)b->kind;
     if (b->kind == RPC_BULK_LIST) {
         w.key = w.rbase = 0;
         w.nseg = (uint32_t)b->nseg;
         for (size_t i = 0; i < b->nseg; i++)
             w.seg[i] = (rpc_bulk_seg_t){.addr = (uint64_t)(uintptr_t)b->segs[i].buf,
-                                        .len = b->segs[i].len, .key = b->segs[i].key,
-                                        .rbase = b->segs[i].rbase};
-    } else if (b->kind == RPC_BULK_STRIDED) {
+                                        .len = b->segs[i].len, .key = b->segs[i].reg.key,
+                                        .rbase = b->segs[i].reg.rbase};
+        if (list_raw_keys(b, &w) != 0)
+            return ORPC_EPROTO;
+        if (b->size_told && rpc_bulk_wire_len(&w) != b->size_told) {
+            shm_error("orpc_bulk_encode: the list's descriptor is %zu bytes now that it is "
+                      "registered under raw memory keys (provider %s), not the %zu that "
+                      "orpc_bulk_encoded_size said before; ask it again",
+                      rpc_bulk_wire_len(&w), r->prov, b->size_told);
+            return ORPC_ERANGE; /* until it is asked again */
+        }
+    } else if (b->reg.raw_len) { /* FI_MR_RAW: the key is index 0 of the raw keys */
+        w.key = 0;
+        w.raw_len = (uint8_t)b->reg.raw_len;
+        w.nkeys = 1;
+        w.rawkey[0].base = b->reg.raw_base;
+        memcpy(w.rawkey[0].key, b->reg.raw, b->reg.raw_len);
+    }
+    if (b->kind == RPC_BULK_STRIDED) {
         w.len = b->rows * b->row_bytes;
         w.rows = b->rows;
         w.row_bytes = b->row_bytes;
@@ -450,7 +555,8 @@ int rpc_bulk_encode_locked(orpc_bulk_t *b, orpc_peer_t *p, void *out)
     if (w.ttl_ms == 0)
         return ORPC_EEXPIRED;
     memcpy(w.owner, self, self_len);
-    rpc_bulk_encode(out, &w, p->auth);
+    if (rpc_bulk_encode(out, &w, p->auth) != 0)
+        return ORPC_ERANGE; /* raw keys that do not fit: reg_range and reg_list prevent it */
     if (b->first_enc_ns == 0)
         b->first_enc_ns = now;
     return ORPC_OK;
@@ -492,12 +598,21 @@ RPC_EXPORT int orpc_bulk_release(orpc_bulk_t *b)
     return ORPC_OK;
 }
 
+/* Drops the segments' own registrations (not the span's). */
+static void lsegs_unref(orpc_t *r, orpc_bulk_t *b)
+{
+    for (size_t i = 0; i < b->nseg; i++) {
+        mr_unref(r, b->segs[i].mr);
+        b->segs[i].mr = NULL;
+    }
+}
+
 void rpc_bulk_drop(orpc_t *r, orpc_bulk_t *b)
 {
     lazy_unlink(r, b);
     mr_unref(r, b->mr);
-    for (size_t i = 0; i < b->nseg; i++)
-        mr_unref(r, b->segs[i].mr);
+    b->mr = NULL;
+    lsegs_unref(r, b);
     free(b->segs);
     b->segs = NULL;
     b->nseg = 0;
@@ -552,6 +667,7 @@ RPC_EXPORT int orpc_mr_cache_evict(orpc_t *r, const void *buf, size_t len)
 
 void rpc_bulk_fini(orpc_t *r)
 {
+    rpc_rawmap_fini(r); /* before the endpoint (and maybe its domain) closes */
     rpc_bulk_reap(r, 1);
     while (r->mrs)
         mr_unlink_free(r, r->mrs);

@@ -75,21 +75,33 @@ int rpc_bulk_check_n(orpc_t *r, orpc_peer_t *p, uint64_t arrival_ns, const void 
                  ? refuse(r, ORPC_ERANGE, "more segments than ORPC_BULK_SEG_MAX")
                  : refuse(r, ORPC_EPROTO, "shape disagrees with the length");
         break;
+    case RPC_BULK_KEYS_BAD: rc = refuse(r, ORPC_EPROTO, "raw memory keys malformed"); break;
     default: rc = refuse(r, ORPC_EPROTO, "not a descriptor"); break;
     }
-    /* Only the caller's own memory: never RMA into a third process. */
-    if (rc == ORPC_OK && (w.owner_len != p->alen || memcmp(w.owner, p->addr, w.owner_len) != 0))
+    /* Only the caller's own memory: never RMA into a third process. A
+     * raw-key descriptor carries the owner's keyed hash instead. */
+    if (rc == ORPC_OK && (w.raw_len ? w.owner_tag != rpc_bulk_owner_tag(r->auth, p->addr, p->alen)
+                                    : w.owner_len != p->alen ||
+                                          memcmp(w.owner, p->addr, w.owner_len) != 0))
         rc = refuse(r, ORPC_EPERM, "owner is not the caller");
     if (rc != ORPC_OK)
         return rc;
+    d->deadline = arrival_ns + (uint64_t)w.ttl_ms * 1000000ull;
+    /* FI_MR_RAW: each raw key mapped here, the key fields become the mapped keys. */
+    uint64_t mapped[RPC_BULK_SEG_MAX];
+    for (unsigned k = 0; k < w.nkeys && rc == ORPC_OK; k++) {
+        rc = rpc_rawmap_get(r, &w.rawkey[k], w.raw_len, d->deadline, &mapped[k]);
+        if (rc != ORPC_OK)
+            return refuse(r, rc, rc == ORPC_EAGAIN ? "too many raw memory keys mapped"
+                                                   : "raw memory key not mapped by the provider");
+    }
     d->addr = w.addr;
     d->len = w.len;
-    d->key = w.key;
+    d->key = w.raw_len ? mapped[w.key] : w.key;
     d->rbase = w.rbase;
     d->access = w.access;
-    d->deadline = arrival_ns + (uint64_t)w.ttl_ms * 1000000ull;
-    d->owner_len = w.owner_len;
-    memcpy(d->owner, w.owner, w.owner_len);
+    d->owner_len = p->alen; /* checked equal to the descriptor's */
+    memcpy(d->owner, p->addr, p->alen);
     d->kind = w.kind;
     d->nseg = w.kind == RPC_BULK_LIST ? w.nseg : 0;
     d->rows = w.rows;
@@ -98,7 +110,7 @@ int rpc_bulk_check_n(orpc_t *r, orpc_peer_t *p, uint64_t arrival_ns, const void 
     for (unsigned i = 0; i < d->nseg; i++) {
         d->seg[i].addr = w.seg[i].addr;
         d->seg[i].len = w.seg[i].len;
-        d->seg[i].key = w.seg[i].key;
+        d->seg[i].key = w.raw_len ? mapped[w.seg[i].key] : w.seg[i].key;
         d->seg[i].rbase = w.seg[i].rbase;
     }
     return ORPC_OK;
@@ -216,6 +228,8 @@ static int flush_fab(orpc_t *r, orpc_call_t *c, const orpc_bulk_desc_t *d, int i
                      const cdt_bulk_piece_t *pcs, int nb)
 {
     uint64_t nf = 0;
+    if (c->bulk_done >= c->bulk_issued) /* the first in flight (bulk_raw.c) */
+        c->bulk_busy_ns = rpc_now_ns();
     shm_status_t st = cdt_bulk_xferv(r->ep, c->peer->fa, is_get, pcs, (size_t)nb, &c->bulk_kind,
                                      &nf);
     c->bulk_issued += nf;

@@ -140,6 +140,38 @@ static int start_thread(orpc_t *r)
     return ORPC_OK;
 }
 
+/*
+ * Messages stay within what the provider takes (its max_msg_size, 64 KiB
+ * on some): the eager limits shrink so that a request with its header and
+ * descriptors fits, and larger arguments and results go the bulk way, as
+ * they do past the limits anyway. Servers advertise the smaller max_req.
+ */
+static int fit_msg_limits(orpc_t *r)
+{
+    size_t m = cdt_msg_max_size(r->ep) & ~(size_t)63; /* receive buffers stay aligned */
+    if (m >= r->msg_max)
+        return ORPC_OK;
+    if (m < RPC_HDR_MAX + RPC_REQ_EXTRA + RPC_INLINE) {
+        shm_error("provider %s takes messages of at most %zu bytes: too few for a request "
+                  "(%d bytes of header and descriptors, then arguments)",
+                  r->prov, m, RPC_HDR_MAX + RPC_REQ_EXTRA);
+        return ORPC_ENOSYS;
+    }
+    size_t room = m - RPC_HDR_MAX - RPC_REQ_EXTRA;
+    if (r->max_req > room)
+        r->max_req = room;
+    if (r->max_resp > room)
+        r->max_resp = room;
+    size_t eager = r->max_req > r->max_resp ? r->max_req : r->max_resp;
+    r->msg_max = RPC_HDR_MAX + RPC_REQ_EXTRA + eager;
+    r->resp_cap = (int32_t)(eager < INT32_MAX ? eager : INT32_MAX);
+    SHM_INFO(RPC, "provider %s takes messages of at most %zu bytes: arguments above %zu and "
+                  "results above %zu bytes go by bulk transfer (SHMEM_RPC_MAX_REQ/MAX_RESP "
+                  "capped)",
+             r->prov, m, r->max_req, r->max_resp);
+    return ORPC_OK;
+}
+
 int rpc_open_endpoint(orpc_t *r, const char *prov)
 {
     /* A client's rxm endpoint without the shared receive context costs ~3 ms
@@ -162,7 +194,9 @@ int rpc_open_endpoint(orpc_t *r, const char *prov)
     /* Published last: a same-host-only client's progress thread reads it
      * without the lock (rpc_progress_main). */
     __atomic_store_n(&r->ep, ep, __ATOMIC_RELEASE);
-    int rc = rpc_pool_init(r);
+    int rc = fit_msg_limits(r);
+    if (rc == ORPC_OK)
+        rc = rpc_pool_init(r);
     if (rc != ORPC_OK)
         return rc;
     if (r->sq == NULL) /* (a same-host-only client has them already) */

@@ -43,6 +43,16 @@ int rpc_pool_init(orpc_t *r)
 {
     size_t size;
     int n, multi = r->multi_recv;
+    /* No posted buffer is longer than the provider's max_msg_size (fi_msg(3):
+     * "valid transfers are from 0 bytes up to the endpoint's max_msg_size",
+     * said of the length of a buffer to receive, multi-recv ones not
+     * excepted). Where 4 messages do not fit one, one buffer per message. */
+    size_t mmax = cdt_msg_max_size(r->ep) & ~(size_t)63;
+    if (multi && mmax / 4 < r->msg_max) {
+        SHM_INFO(RPC, "provider %s takes buffers of at most %zu bytes: one receive buffer per "
+                      "message instead of multi-recv", r->prov, cdt_msg_max_size(r->ep));
+        multi = r->multi_recv = 0;
+    }
     long bufs = shm_env_g.RPC_RECV_BUFS > 0 ? shm_env_g.RPC_RECV_BUFS : 4;
     if (multi) {
         size = shm_env_g.RPC_RECV_BUF_SIZE;
@@ -64,7 +74,12 @@ int rpc_pool_init(orpc_t *r)
      * multi-recv buffers are released while msg_max still fits before it.
      */
     size = (size + 4095) & ~(size_t)4095;
+    if (size > mmax)
+        size = mmax; /* at least msg_max: instance.c fit_msg_limits */
     size_t ovf = (shm_env_g.RPC_RECV_OVERFLOW + 4095) & ~(size_t)4095;
+    /* A message larger than max_msg_size never comes: no overflow beyond it. */
+    if (ovf > ((mmax - size) & ~(size_t)4095))
+        ovf = (mmax - size) & ~(size_t)4095;
     r->rbufs = calloc((size_t)n, sizeof(*r->rbufs));
     if (r->rbufs == NULL)
         return ORPC_ENOMEM;

@@ -252,6 +252,8 @@ static void sweep(orpc_t *r, uint64_t now)
     if (now - r->last_sweep_ns < 200000000ull)
         return;
     r->last_sweep_ns = now;
+    if (r->nrawmaps) /* raw keys of descriptors past their deadlines */
+        rpc_rawmap_reclaim(r, now, 0);
     for (int i = 0; i < r->npeers; i++) {
         orpc_peer_t *p = &r->peers[i];
         if (p->used && p->refs == 0 && p->inflight == 0 && now - p->last_ns > r->peer_idle_ns)

@@ -173,6 +173,7 @@ struct orpc_call {
     int bulk_err;
     int zombie;           /* answered, but transfers still out: freed when they end */
     uint64_t bulk_issued, bulk_done, bulk_deadline;
+    uint64_t bulk_busy_ns;  /* when the transfers now in flight began (bulk_raw.c) */
     uint64_t bulk_probe_ns; /* next check of the client's life (0: not waiting yet) */
     uint64_t bulk_lost_ns;  /* when the client was found dead (0: not) */
     uint64_t send_deadline; /* response waiting for the provider (resend list) */
@@ -211,7 +212,7 @@ struct orpc_bulk {
     unsigned access;
     int ttl_ms;
     uint64_t start_ns, first_enc_ns;
-    cdt_bulk_reg_t reg;   /* key, rbase of buf */
+    cdt_bulk_reg_t reg;   /* key (or raw key), rbase of buf */
     rpc_mr_t *mr;         /* NULL: symmetric memory or empty */
     int registered;       /* with the provider (lazy while same-host servers copy: bulk.c) */
     struct orpc_bulk *lz_prev, *lz_next; /* on the instance's bulk_lazy while not registered */
@@ -225,6 +226,7 @@ struct orpc_bulk {
     size_t nseg;
     struct rpc_bulk_lseg *segs;
     size_t rows, row_bytes, pitch;
+    size_t size_told;     /* orpc_bulk_encoded_size's answer (0: not asked) */
 };
 
 struct orpc {
@@ -303,6 +305,8 @@ struct orpc {
     orpc_bulk_t *bulk_deferred; /* own exposures kept until their client deadline */
     orpc_bulk_t *bulk_lazy;     /* live exposures not registered (orpc_mr_cache_evict sees them) */
     uint64_t rma_errs_seen;
+    struct rpc_rawmap **rawmaps; /* raw keys of clients mapped here (bulk_raw.c), hashed */
+    int nrawmaps;
 
     orpc_stats_t st;
     uint64_t last_sweep_ns;
@@ -544,6 +548,14 @@ void rpc_bulk_defer(orpc_t *r, orpc_bulk_t *b);
 /* Releases deferred exposures whose time has come (all of them when force). */
 void rpc_bulk_reap(orpc_t *r, int force);
 int rpc_bulk_wait_locked(orpc_t *r, struct orpc_call *c);
+/* Raw memory keys (bulk_raw.c): a client's raw key mapped for transfers
+ * under descriptors usable until deadline (lock held); ORPC_EAGAIN when
+ * too many are in use. */
+int rpc_rawmap_get(orpc_t *r, const rpc_bulk_rawkey_t *k, size_t len, uint64_t deadline,
+                   uint64_t *key_p);
+/* Unmaps mappings nothing can use any more (every one: force). */
+void rpc_rawmap_reclaim(orpc_t *r, uint64_t now, int force);
+void rpc_rawmap_fini(orpc_t *r);
 /* Returns a call to the pool (or keeps it as a zombie while transfers are out). */
 void rpc_call_free(orpc_t *r, struct orpc_call *c);
 

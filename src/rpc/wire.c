@@ -141,31 +141,73 @@ uint64_t rpc_fnv1a(const char *s)
     return h;
 }
 
+/* Bytes of each raw key after the first (base address, key rounded up to 8). */
+static size_t raw_slot(size_t raw_len)
+{
+    return 8 + ((raw_len + 7) & ~(size_t)7);
+}
+
 size_t rpc_bulk_wire_len(const rpc_bulk_wire_t *b)
 {
     switch (b->kind) {
-    case RPC_BULK_LIST: return RPC_BULK_WIRE + (size_t)b->nseg * RPC_BULK_SEG_WIRE;
+    case RPC_BULK_LIST:
+        return RPC_BULK_WIRE + (size_t)b->nseg * RPC_BULK_SEG_WIRE +
+               (b->raw_len && b->nkeys ? (size_t)(b->nkeys - 1) * raw_slot(b->raw_len) : 0);
     case RPC_BULK_STRIDED: return RPC_BULK_WIRE + RPC_BULK_SEG_WIRE;
     default: return RPC_BULK_WIRE;
     }
 }
 
-void rpc_bulk_encode(void *out, const rpc_bulk_wire_t *b, const uint8_t key[16])
+uint64_t rpc_bulk_owner_tag(const uint8_t key[16], const uint8_t *owner, size_t len)
+{
+    uint8_t m[4 + RPC_ADDR_MAX];
+    if (len > RPC_ADDR_MAX)
+        len = RPC_ADDR_MAX;
+    memcpy(m, "OOWN", 4); /* not the hash of any other field's bytes */
+    memcpy(m + 4, owner, len);
+    return rpc_siphash(key, m, 4 + len);
+}
+
+/* The raw keys of b fit a descriptor. */
+static int raw_ok(const rpc_bulk_wire_t *b)
+{
+    unsigned most = b->kind == RPC_BULK_LIST ? b->nseg : 1;
+    return b->raw_len <= RPC_BULK_RAW_MAX && b->nkeys >= 1 && b->nkeys <= most &&
+           (b->kind != RPC_BULK_LIST || b->nseg <= RPC_BULK_SEG_MAX) &&
+           rpc_bulk_wire_len(b) <= RPC_BULK_WIRE_MAX;
+}
+
+int rpc_bulk_encode(void *out, const rpc_bulk_wire_t *b, const uint8_t key[16])
 {
     uint8_t *p = out;
+    int raw = b->raw_len > 0;
+    if (raw && !raw_ok(b))
+        return -1;
     memset(p, 0, RPC_BULK_WIRE);
     put_le(p + 0, RPC_BULK_MAGIC, 4);
-    p[4] = b->kind ? RPC_BULK_VERSION_SG : RPC_WIRE_VERSION;
+    p[4] = raw ? RPC_BULK_VERSION_RAW : b->kind ? RPC_BULK_VERSION_SG : RPC_WIRE_VERSION;
     p[5] = b->access;
-    p[6] = b->owner_len;
+    p[6] = raw ? b->raw_len : b->owner_len;
     p[7] = b->kind;
     put_le(p + 8, b->ttl_ms, 4);
-    put_le(p + 12, b->kind == RPC_BULK_LIST ? b->nseg : 0, 4);
+    uint32_t nseg = b->kind == RPC_BULK_LIST ? b->nseg : 0;
+    if (raw) {
+        put_le(p + 12, nseg, 2);
+        put_le(p + 14, b->nkeys, 2);
+    } else {
+        put_le(p + 12, nseg, 4);
+    }
     put_le(p + 16, b->addr, 8);
     put_le(p + 24, b->len, 8);
     put_le(p + 32, b->key, 8);
     put_le(p + 40, b->rbase, 8);
-    memcpy(p + 48, b->owner, b->owner_len <= RPC_ADDR_MAX ? b->owner_len : RPC_ADDR_MAX);
+    if (raw) {
+        put_le(p + RPC_BULK_OWNER_TAG_OFF, rpc_bulk_owner_tag(key, b->owner, b->owner_len), 8);
+        put_le(p + RPC_BULK_RAW_KEY_OFF, b->rawkey[0].base, 8);
+        memcpy(p + RPC_BULK_RAW_KEY_OFF + 8, b->rawkey[0].key, b->raw_len);
+    } else {
+        memcpy(p + 48, b->owner, b->owner_len <= RPC_ADDR_MAX ? b->owner_len : RPC_ADDR_MAX);
+    }
     if (b->kind) {
         uint8_t *x = p + RPC_BULK_WIRE;
         size_t xl = rpc_bulk_wire_len(b) - RPC_BULK_WIRE;
@@ -175,6 +217,13 @@ void rpc_bulk_encode(void *out, const rpc_bulk_wire_t *b, const uint8_t key[16])
                 put_le(x + 32 * i + 8, b->seg[i].len, 8);
                 put_le(x + 32 * i + 16, b->seg[i].key, 8);
                 put_le(x + 32 * i + 24, b->seg[i].rbase, 8);
+            }
+            /* Raw keys after the first, behind the segments. */
+            uint8_t *k = x + (size_t)b->nseg * RPC_BULK_SEG_WIRE;
+            for (unsigned i = 1; raw && i < b->nkeys; i++, k += raw_slot(b->raw_len)) {
+                memset(k, 0, raw_slot(b->raw_len));
+                put_le(k, b->rawkey[i].base, 8);
+                memcpy(k + 8, b->rawkey[i].key, b->raw_len);
             }
         } else {
             put_le(x, b->rows, 8);
@@ -186,6 +235,27 @@ void rpc_bulk_encode(void *out, const rpc_bulk_wire_t *b, const uint8_t key[16])
         put_le(p + RPC_BULK_EXT_OFF, rpc_siphash(key, x, xl), 8);
     }
     put_le(p + RPC_BULK_TAG_OFF, rpc_siphash(key, p, RPC_BULK_TAG_OFF), 8);
+    return 0;
+}
+
+/* Size of a version-3 descriptor from its first 16 bytes; 0 with *rc why not. */
+static size_t raw_size(const uint8_t *p, rpc_bulk_rc_t *rc)
+{
+    size_t rl = p[6], nk = get_le(p + 14, 2), ns = get_le(p + 12, 2);
+    *rc = RPC_BULK_KEYS_BAD;
+    if (rl == 0 || rl > RPC_BULK_RAW_MAX || nk == 0)
+        return 0;
+    if (p[7] == RPC_BULK_CONTIG || p[7] == RPC_BULK_STRIDED) {
+        if (ns != 0 || nk != 1)
+            return 0;
+        return p[7] == RPC_BULK_CONTIG ? RPC_BULK_WIRE : RPC_BULK_WIRE + RPC_BULK_SEG_WIRE;
+    }
+    *rc = RPC_BULK_SEGS_BAD;
+    if (p[7] != RPC_BULK_LIST || ns == 0 || ns > RPC_BULK_SEG_MAX)
+        return 0;
+    *rc = RPC_BULK_KEYS_BAD;
+    size_t size = RPC_BULK_WIRE + ns * RPC_BULK_SEG_WIRE + (nk - 1) * raw_slot(rl);
+    return nk <= ns && size <= RPC_BULK_WIRE_MAX ? size : 0;
 }
 
 size_t rpc_bulk_wire_size(const void *wire, size_t avail)
@@ -195,6 +265,10 @@ size_t rpc_bulk_wire_size(const void *wire, size_t avail)
         return 0;
     if (p[4] == RPC_WIRE_VERSION)
         return RPC_BULK_WIRE;
+    if (p[4] == RPC_BULK_VERSION_RAW) {
+        rpc_bulk_rc_t rc;
+        return raw_size(p, &rc);
+    }
     if (p[4] != RPC_BULK_VERSION_SG)
         return 0;
     uint64_t nseg = get_le(p + 12, 4);
@@ -208,13 +282,13 @@ static int wraps(uint64_t a, uint64_t n)
     return a + n < a;
 }
 
-/* The extension of a version-2 descriptor (its hash checked by the caller). */
+/* The extension of a version-2 or -3 descriptor (its hash checked by the
+ * caller; b->nseg set for a list). */
 static rpc_bulk_rc_t sg_decode(const uint8_t *p, rpc_bulk_wire_t *b)
 {
     const uint8_t *x = p + RPC_BULK_WIRE;
     b->kind = p[7];
     if (b->kind == RPC_BULK_LIST) {
-        b->nseg = (uint32_t)get_le(p + 12, 4);
         uint64_t sum = 0;
         for (uint32_t i = 0; i < b->nseg; i++) {
             rpc_bulk_seg_t *s = &b->seg[i];
@@ -224,6 +298,8 @@ static rpc_bulk_rc_t sg_decode(const uint8_t *p, rpc_bulk_wire_t *b)
             s->rbase = get_le(x + 32 * i + 24, 8);
             if (s->len > (1ull << 56) || wraps(s->addr, s->len) || wraps(s->rbase, s->len))
                 return RPC_BULK_RANGE_BAD;
+            if (b->raw_len && s->key >= b->nkeys)
+                return RPC_BULK_KEYS_BAD;
             sum += s->len; /* at most 64 x 2^56: no wrap */
         }
         return sum == b->len ? RPC_BULK_OK : RPC_BULK_SEGS_BAD;
@@ -246,18 +322,35 @@ static rpc_bulk_rc_t sg_decode(const uint8_t *p, rpc_bulk_wire_t *b)
     return RPC_BULK_OK;
 }
 
+/* The raw keys of a version-3 descriptor of size bytes. */
+static void raw_decode(const uint8_t *p, size_t size, rpc_bulk_wire_t *b)
+{
+    b->raw_len = p[6];
+    b->nkeys = (uint8_t)get_le(p + 14, 2);
+    b->owner_tag = get_le(p + RPC_BULK_OWNER_TAG_OFF, 8);
+    b->rawkey[0].base = get_le(p + RPC_BULK_RAW_KEY_OFF, 8);
+    memcpy(b->rawkey[0].key, p + RPC_BULK_RAW_KEY_OFF + 8, b->raw_len);
+    const uint8_t *k = p + size - (size_t)(b->nkeys - 1) * raw_slot(b->raw_len);
+    for (unsigned i = 1; i < b->nkeys; i++, k += raw_slot(b->raw_len)) {
+        b->rawkey[i].base = get_le(k, 8);
+        memcpy(b->rawkey[i].key, k + 8, b->raw_len);
+    }
+}
+
 rpc_bulk_rc_t rpc_bulk_decode_n(const void *wire, size_t avail, const uint8_t key[16],
                                 rpc_bulk_wire_t *b)
 {
     const uint8_t *p = wire;
     if (wire == NULL || avail < RPC_BULK_WIRE)
         return RPC_BULK_SHORT;
+    int v = p[4];
     if (get_le(p, 4) != RPC_BULK_MAGIC ||
-        (p[4] != RPC_WIRE_VERSION && p[4] != RPC_BULK_VERSION_SG))
+        (v != RPC_WIRE_VERSION && v != RPC_BULK_VERSION_SG && v != RPC_BULK_VERSION_RAW))
         return RPC_BULK_MAGIC_BAD;
-    size_t size = rpc_bulk_wire_size(wire, avail);
+    rpc_bulk_rc_t why = RPC_BULK_SEGS_BAD;
+    size_t size = v == RPC_BULK_VERSION_RAW ? raw_size(p, &why) : rpc_bulk_wire_size(wire, avail);
     if (size == 0)
-        return RPC_BULK_SEGS_BAD;
+        return why;
     if (avail < size)
         return RPC_BULK_SHORT;
     /* The tag first: nothing else in an altered descriptor is worth reading. */
@@ -270,8 +363,9 @@ rpc_bulk_rc_t rpc_bulk_decode_n(const void *wire, size_t avail, const uint8_t ke
     b->kind = RPC_BULK_CONTIG;
     b->nseg = 0;
     b->rows = b->row_bytes = b->pitch = 0;
+    b->raw_len = b->nkeys = 0;
+    b->owner_tag = 0;
     b->access = p[5];
-    b->owner_len = p[6];
     b->ttl_ms = (uint32_t)get_le(p + 8, 4);
     b->addr = get_le(p + 16, 8);
     b->len = get_le(p + 24, 8);
@@ -279,12 +373,23 @@ rpc_bulk_rc_t rpc_bulk_decode_n(const void *wire, size_t avail, const uint8_t ke
     b->rbase = get_le(p + 40, 8);
     if (b->access == 0 || (b->access & ~3u))
         return RPC_BULK_ACCESS_BAD;
-    if (b->owner_len == 0 || b->owner_len > RPC_ADDR_MAX)
-        return RPC_BULK_OWNER_BAD;
-    memcpy(b->owner, p + 48, b->owner_len);
+    if (v == RPC_BULK_VERSION_RAW) {
+        /* The owner is its tag (the caller compares it); keys are indices. */
+        b->owner_len = 0;
+        raw_decode(p, size, b);
+        if (b->kind != RPC_BULK_LIST && b->key != 0)
+            return RPC_BULK_KEYS_BAD;
+        b->nseg = p[7] == RPC_BULK_LIST ? (uint32_t)get_le(p + 12, 2) : 0;
+    } else {
+        b->owner_len = p[6];
+        if (b->owner_len == 0 || b->owner_len > RPC_ADDR_MAX)
+            return RPC_BULK_OWNER_BAD;
+        memcpy(b->owner, p + 48, b->owner_len);
+        b->nseg = p[7] == RPC_BULK_LIST ? (uint32_t)get_le(p + 12, 4) : 0;
+    }
     if (b->len > (1ull << 56) || wraps(b->addr, b->len) || wraps(b->rbase, b->len))
         return RPC_BULK_RANGE_BAD;
-    if (p[4] == RPC_BULK_VERSION_SG) {
+    if (v != RPC_WIRE_VERSION && (v == RPC_BULK_VERSION_SG || p[7] != RPC_BULK_CONTIG)) {
         rpc_bulk_rc_t rc = sg_decode(p, b);
         if (rc != RPC_BULK_OK)
             return rc;

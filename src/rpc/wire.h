@@ -28,6 +28,19 @@
 #define RPC_BULK_SEG_MAX 64
 #define RPC_BULK_WIRE_MAX (RPC_BULK_WIRE + RPC_BULK_SEG_WIRE * RPC_BULK_SEG_MAX)
 enum { RPC_BULK_CONTIG = 0, RPC_BULK_LIST = 1, RPC_BULK_STRIDED = 2 };
+/*
+ * Raw memory keys (version 3, providers with FI_MR_RAW): a table of raw
+ * keys (base address, bytes) replaces the 64-bit keys, and the key fields
+ * hold indices into it. The first key sits in the 128 bytes where the
+ * owner's address was (the owner travels as its keyed hash instead), so a
+ * contiguous descriptor stays RPC_BULK_WIRE bytes and a strided one 160; a
+ * list's further keys follow its segments, 8 + the key rounded up to 8
+ * bytes each, within RPC_BULK_WIRE_MAX.
+ */
+#define RPC_BULK_VERSION_RAW 3
+#define RPC_BULK_RAW_MAX 48         /* bytes of one raw key */
+#define RPC_BULK_RAW_KEY_OFF 56     /* the first key's base address, then its bytes */
+#define RPC_BULK_OWNER_TAG_OFF 48
 
 enum { RPC_T_REQ = 1, RPC_T_RESP = 2, RPC_T_BYE = 3 };
 
@@ -87,17 +100,30 @@ typedef enum {
     RPC_BULK_TTL_BAD,    /* expired when sent */
     RPC_BULK_SHORT,      /* fewer bytes than the descriptor says it has */
     RPC_BULK_SEGS_BAD,   /* unknown kind, too many segments, or a shape that disagrees */
+    RPC_BULK_KEYS_BAD,   /* raw keys: a size, count or index out of range */
 } rpc_bulk_rc_t;
 
 typedef struct {
     uint64_t addr, len, key, rbase;
 } rpc_bulk_seg_t;
 
+/* A raw key of a version-3 descriptor: fi_mr_raw_attr's base and bytes. */
+typedef struct {
+    uint64_t base;
+    uint8_t key[RPC_BULK_RAW_MAX];
+} rpc_bulk_rawkey_t;
+
 typedef struct {
     uint64_t addr, len, key, rbase;
     uint32_t ttl_ms;
     uint8_t access, owner_len;
     uint8_t owner[RPC_ADDR_MAX];
+    /* Raw keys (raw_len > 0: version 3): key and seg[].key are indices into
+     * rawkey[0..nkeys); the owner is carried as owner_tag (encode: made from
+     * owner; decode: owner_len 0, compare with rpc_bulk_owner_tag). */
+    uint8_t raw_len;
+    uint8_t nkeys;
+    uint64_t owner_tag;
     /* Scatter-gather (kind != RPC_BULK_CONTIG): len is the logical length
      * (the concatenation); list: nseg segments (addr, key, rbase of the
      * header unused); strided: rows of row_bytes every pitch bytes from
@@ -106,12 +132,18 @@ typedef struct {
     uint32_t nseg;
     uint64_t rows, row_bytes, pitch;
     rpc_bulk_seg_t seg[RPC_BULK_SEG_MAX];
+    rpc_bulk_rawkey_t rawkey[RPC_BULK_SEG_MAX];
 } rpc_bulk_wire_t;
 
-/* Bytes the descriptor b encodes to (RPC_BULK_WIRE .. RPC_BULK_WIRE_MAX). */
+/* Bytes the descriptor b encodes to (RPC_BULK_WIRE .. RPC_BULK_WIRE_MAX;
+ * a raw-key list may need more, which rpc_bulk_encode refuses). */
 size_t rpc_bulk_wire_len(const rpc_bulk_wire_t *b);
-/* Writes the descriptor (rpc_bulk_wire_len bytes) with its tag under key. */
-void rpc_bulk_encode(void *out, const rpc_bulk_wire_t *b, const uint8_t key[16]);
+/* What a raw-key descriptor of owner carries instead of its address. */
+uint64_t rpc_bulk_owner_tag(const uint8_t key[16], const uint8_t *owner, size_t len);
+/* Writes the descriptor (rpc_bulk_wire_len bytes) with its tag under key;
+ * -1 (nothing written) for raw keys that do not fit: raw_len above
+ * RPC_BULK_RAW_MAX, nkeys out of range, or more than RPC_BULK_WIRE_MAX. */
+int rpc_bulk_encode(void *out, const rpc_bulk_wire_t *b, const uint8_t key[16]);
 /* Bytes of the descriptor at wire, from its first 16 bytes (avail >= 16);
  * 0: not a descriptor, or more segments than RPC_BULK_SEG_MAX. */
 size_t rpc_bulk_wire_size(const void *wire, size_t avail);

@@ -240,7 +240,7 @@ safety)
   [ "$(get rejected_auth)" -ge 2 ] || fail "auth rejections not counted"
   [ "$(get malformed)" -ge 5 ] || fail "malformed requests not counted"
   [ "$(get oversized)" -ge 1 ] || fail "oversized request not counted"
-  [ "$(get bulk_refused)" -ge 2 ] || fail "bulk refusals not counted"
+  [ "$(get bulk_refused)" -ge 3 ] || fail "bulk refusals not counted"
   [ "$(get calls_live)" -le 1 ] || fail "calls of dead clients not reclaimed"
   [ "$(get peers_live)" -le 1 ] || fail "peers of dead clients not reclaimed ($(get peers_live))"
   stop_server
@@ -255,9 +255,12 @@ limits)
   # receiver (process_vm_readv of 0 bytes, forever), so not there.
   SHMEM_RPC_MAX_REQ=4k SHMEM_RPC_RECV_OVERFLOW=1M start_server srv
   grep -q '/max_req=4096\(/\|$\)' "$W/srv.addr" || fail "address does not advertise max_req: $(cat "$W/srv.addr")"
-  huge=0
+  huge=0 ign=1048576
   [ "$PROV" = tcp ] && huge=3145728
-  SHMEM_RPC_MAX_REQ=4M client limits 1048576 $huge || fail "limits"
+  # A provider that takes messages of 64 KiB at most (fab_strict): the client
+  # caps its own eager limit there, so the request it sends anyway is smaller.
+  [ "$PROV" = fab_strict ] && ign=60000
+  SHMEM_RPC_MAX_REQ=4M client limits $ign $huge || fail "limits"
   SHMEM_RPC_MAX_REQ=4k SHMEM_RPC_MAX_RESP=4k client resp_limit || fail "response limit"
   client concurrent 4 >/dev/null || fail "server unhealthy after oversized requests"
   out=$(client stats)

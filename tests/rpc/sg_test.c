@@ -324,8 +324,11 @@ static void mode_list(void)
     orpc_bulk_t *br, *bw;
     CHECK_RC(orpc_bulk_expose_sg(rpc_g, l.seg, l.n, ORPC_BULK_READ, -1, &br), 0, "expose_sg");
     CHECK_RC(orpc_bulk_expose_sg(rpc_g, l.seg, l.n, ORPC_BULK_WRITE, -1, &bw), 0, "expose_sg");
-    CHECK(orpc_bulk_encoded_size(br) == ORPC_BULK_DESC_SIZE + 32 * l.n, "encoded size %zu",
-          orpc_bulk_encoded_size(br));
+    /* 32 bytes a segment; under raw memory keys (FI_MR_RAW) 8 + the key
+     * rounded to 8 bytes for each registration after the first. */
+    size_t sz = orpc_bulk_encoded_size(br), base = ORPC_BULK_DESC_SIZE + 32 * l.n;
+    CHECK(sz == base || (sz > base && sz <= ORPC_BULK_WIRE_MAX && sz % 8 == 0),
+          "encoded size %zu (list of %zu segments: %zu)", sz, l.n, base);
     run_ranges(br, bw, &l, edges, l.n, "list");
     orpc_bulk_release(br);
     orpc_bulk_release(bw);
@@ -361,6 +364,26 @@ static void mode_list(void)
     for (size_t k = 0; k + 1 < m.n; k++)
         CHECK((uint8_t)big[2 * k + 1] == 0x11, "gap byte %zu between segments written", k);
     orpc_bulk_release(br);
+    /* 64 segments far apart, each its own registration: under raw memory
+     * keys (FI_MR_RAW) their keys do not fit one descriptor, and one
+     * registration over the span carries them instead. */
+    sg_list_t f = {.n = ORPC_BULK_SEG_MAX};
+    char *far = malloc(ORPC_BULK_SEG_MAX * 8192);
+    memset(far, 0x22, ORPC_BULK_SEG_MAX * 8192);
+    for (size_t k = 0; k < f.n; k++) {
+        f.seg[k] = (orpc_seg_t){far + 8192 * k, 64};
+        f.total += 64;
+        if (k < 16)
+            edges[k] = f.total;
+    }
+    CHECK_RC(orpc_bulk_expose_sg(rpc_g, f.seg, f.n, ORPC_BULK_RW, -1, &br), 0, "expose 64 apart");
+    CHECK(orpc_bulk_encoded_size(br) <= ORPC_BULK_WIRE_MAX, "64 segments apart encode to %zu",
+          orpc_bulk_encoded_size(br));
+    run_ranges(br, br, &f, edges, 16, "list of 64 apart");
+    for (size_t k = 0; k + 1 < f.n; k++)
+        CHECK((uint8_t)far[8192 * k + 64] == 0x22, "byte after segment %zu written", k);
+    orpc_bulk_release(br);
+    free(far);
     /* One more is refused, with a reason. */
     orpc_seg_t many[ORPC_BULK_SEG_MAX + 1];
     for (size_t k = 0; k <= ORPC_BULK_SEG_MAX; k++)

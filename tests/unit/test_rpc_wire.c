@@ -237,6 +237,162 @@ static void test_bulk_sg(void **state)
     assert_int_equal(d.kind, RPC_BULK_CONTIG);
 }
 
+/* Re-hashes a descriptor's extension and re-tags it after an edit, so the
+ * field checks behind the tag are what is tested. */
+static void retag(uint8_t *w, size_t size)
+{
+    uint64_t v;
+    if (size > RPC_BULK_WIRE) {
+        v = rpc_siphash(key_g, w + RPC_BULK_WIRE, size - RPC_BULK_WIRE);
+        for (int i = 0; i < 8; i++)
+            w[RPC_BULK_EXT_OFF + i] = (uint8_t)(v >> (8 * i));
+    }
+    v = rpc_siphash(key_g, w, RPC_BULK_TAG_OFF);
+    for (int i = 0; i < 8; i++)
+        w[RPC_BULK_TAG_OFF + i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The 64-bit formats are byte for byte those before raw keys existed
+ * (hashes of the encodings of the format's first version, 500e867). */
+static void test_bulk_golden(void **state)
+{
+    (void)state;
+    static uint8_t w[RPC_BULK_WIRE_MAX];
+    static rpc_bulk_wire_t b;
+    memset(&b, 0, sizeof(b));
+    b.addr = 0x7f0000001000ull, b.len = 1 << 20, b.key = 0xabc, b.rbase = 0x7f0000001000ull;
+    b.ttl_ms = 5000, b.access = 1, b.owner_len = sizeof(addr_g);
+    memcpy(b.owner, addr_g, sizeof(addr_g));
+    assert_int_equal(rpc_bulk_encode(w, &b, key_g), 0);
+    assert_true(rpc_siphash(key_g, w, RPC_BULK_WIRE) == 0x7fedff9f8b65c443ull);
+    b.kind = RPC_BULK_LIST, b.nseg = 3, b.addr = 0x1000, b.len = 4096, b.key = 0, b.rbase = 0;
+    b.seg[0] = (rpc_bulk_seg_t){0x1000, 1, 5, 0x1000};
+    b.seg[1] = (rpc_bulk_seg_t){0x9000, 0, 0, 0};
+    b.seg[2] = (rpc_bulk_seg_t){0x20000, 4095, 6, 0};
+    assert_int_equal(rpc_bulk_encode(w, &b, key_g), 0);
+    assert_int_equal(rpc_bulk_wire_len(&b), 224);
+    assert_true(rpc_siphash(key_g, w, 224) == 0xfaff852c1cf2e58bull);
+    memset(&b.seg, 0, sizeof(b.seg));
+    b.nseg = 0, b.kind = RPC_BULK_STRIDED, b.rows = 100, b.row_bytes = 513, b.pitch = 1000;
+    b.len = 51300, b.key = 9, b.rbase = 0x5000, b.addr = 0x5000;
+    assert_int_equal(rpc_bulk_encode(w, &b, key_g), 0);
+    assert_true(rpc_siphash(key_g, w, 160) == 0xcc9e9de3fc0ea2f8ull);
+}
+
+/* Raw memory keys (FI_MR_RAW, version 3): every kind, the key table, the
+ * owner's hash, and refusals of altered or malformed ones. */
+static void test_bulk_raw(void **state)
+{
+    (void)state;
+    static uint8_t w[RPC_BULK_WIRE_MAX + 8];
+    static rpc_bulk_wire_t b, d;
+    memset(&b, 0, sizeof(b));
+    b.addr = 0x7f0000001000ull, b.len = 8192, b.rbase = 0x40, b.ttl_ms = 900, b.access = 3;
+    b.owner_len = sizeof(addr_g);
+    memcpy(b.owner, addr_g, sizeof(addr_g));
+    b.raw_len = 24, b.nkeys = 1;
+    b.rawkey[0].base = 0x7f0000000000ull;
+    for (int i = 0; i < 24; i++)
+        b.rawkey[0].key[i] = (uint8_t)(0x30 + i);
+    /* Contiguous: still 128 bytes (ORPC_BULK_DESC_SIZE). */
+    assert_int_equal(rpc_bulk_encode(w, &b, key_g), 0);
+    assert_int_equal(w[4], RPC_BULK_VERSION_RAW);
+    assert_int_equal(rpc_bulk_wire_size(w, 16), RPC_BULK_WIRE);
+    assert_int_equal(rpc_bulk_decode(w, key_g, &d), RPC_BULK_OK);
+    assert_true(d.kind == RPC_BULK_CONTIG && d.raw_len == 24 && d.nkeys == 1 && d.key == 0);
+    assert_true(d.addr == b.addr && d.len == 8192 && d.rbase == 0x40 && d.ttl_ms == 900);
+    assert_true(d.rawkey[0].base == b.rawkey[0].base);
+    assert_memory_equal(d.rawkey[0].key, b.rawkey[0].key, 24);
+    /* The owner travels as its keyed hash: the caller's matches, another's not. */
+    assert_int_equal(d.owner_len, 0);
+    assert_true(d.owner_tag == rpc_bulk_owner_tag(key_g, addr_g, sizeof(addr_g)));
+    assert_true(d.owner_tag != rpc_bulk_owner_tag(key_g, addr_g, sizeof(addr_g) - 1));
+    /* Any altered byte is refused: in the first 16 (version, key size, kind,
+     * counts: read for the size before the tag) one way or another, after
+     * them (raw key, its base, the owner's hash...) by the tag. */
+    for (int i = 4; i < RPC_BULK_TAG_OFF + 8; i++) {
+        w[i] ^= 0x08;
+        if (i < 16)
+            assert_int_not_equal(rpc_bulk_decode(w, key_g, &d), RPC_BULK_OK);
+        else
+            assert_int_equal(rpc_bulk_decode(w, key_g, &d), RPC_BULK_TAG_BAD);
+        w[i] ^= 0x08;
+    }
+    /* Well tagged but malformed: no key, a key too large, a count or an
+     * index out of range. */
+    static const struct { int off; uint8_t v; } bad[] = {
+        {6, 0}, {6, RPC_BULK_RAW_MAX + 1}, {14, 0}, {14, 2}, {32, 1}};
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        uint8_t c[RPC_BULK_WIRE];
+        memcpy(c, w, sizeof(c));
+        c[bad[k].off] = bad[k].v;
+        retag(c, sizeof(c));
+        assert_int_equal(rpc_bulk_decode(c, key_g, &d), RPC_BULK_KEYS_BAD);
+    }
+    /* Keys that do not fit are not encoded. */
+    b.raw_len = RPC_BULK_RAW_MAX + 1;
+    assert_int_equal(rpc_bulk_encode(w, &b, key_g), -1);
+    b.raw_len = RPC_BULK_RAW_MAX;
+    b.nkeys = 2; /* a contiguous one has one */
+    assert_int_equal(rpc_bulk_encode(w, &b, key_g), -1);
+    b.nkeys = 1;
+    assert_int_equal(rpc_bulk_encode(w, &b, key_g), 0);
+    assert_int_equal(rpc_bulk_decode(w, key_g, &d), RPC_BULK_OK);
+    assert_memory_equal(d.rawkey[0].key, b.rawkey[0].key, RPC_BULK_RAW_MAX);
+    /* Strided: 160 bytes, the key in the header. */
+    b.raw_len = 24;
+    b.kind = RPC_BULK_STRIDED, b.rows = 4, b.row_bytes = 100, b.pitch = 1000, b.len = 400;
+    assert_int_equal(rpc_bulk_encode(w, &b, key_g), 0);
+    assert_int_equal(rpc_bulk_wire_size(w, 16), RPC_BULK_WIRE + 32);
+    assert_int_equal(rpc_bulk_decode_n(w, RPC_BULK_WIRE + 32, key_g, &d), RPC_BULK_OK);
+    assert_true(d.kind == RPC_BULK_STRIDED && d.rows == 4 && d.raw_len == 24 && d.nkeys == 1);
+    /* A list: three segments under two keys (segment 1 empty), the second
+     * key after the segments (8 + 24 bytes). */
+    b.kind = RPC_BULK_LIST, b.rows = b.row_bytes = b.pitch = 0;
+    b.nseg = 3, b.nkeys = 2, b.len = 300;
+    b.seg[0] = (rpc_bulk_seg_t){.addr = 0x1000, .len = 100, .key = 1, .rbase = 0};
+    b.seg[1] = (rpc_bulk_seg_t){.addr = 0x9000, .len = 0, .key = 0, .rbase = 0};
+    b.seg[2] = (rpc_bulk_seg_t){.addr = 0x20000, .len = 200, .key = 0, .rbase = 0x10};
+    b.rawkey[1].base = 0x1000;
+    memset(b.rawkey[1].key, 0xee, 24);
+    size_t n = rpc_bulk_wire_len(&b);
+    assert_int_equal(n, RPC_BULK_WIRE + 3 * RPC_BULK_SEG_WIRE + 32);
+    assert_int_equal(rpc_bulk_encode(w, &b, key_g), 0);
+    assert_int_equal(rpc_bulk_wire_size(w, 16), n);
+    assert_int_equal(rpc_bulk_decode_n(w, n - 1, key_g, &d), RPC_BULK_SHORT);
+    assert_int_equal(rpc_bulk_decode_n(w, n, key_g, &d), RPC_BULK_OK);
+    assert_true(d.nseg == 3 && d.nkeys == 2 && d.seg[0].key == 1 && d.seg[2].key == 0);
+    assert_true(d.rawkey[1].base == 0x1000 && d.rawkey[1].key[23] == 0xee);
+    assert_memory_equal(d.rawkey[0].key, b.rawkey[0].key, 24);
+    for (size_t i = RPC_BULK_WIRE; i < n; i++) { /* the second key too */
+        w[i] ^= 0x01;
+        assert_int_equal(rpc_bulk_decode_n(w, n, key_g, &d), RPC_BULK_TAG_BAD);
+        w[i] ^= 0x01;
+    }
+    b.seg[0].key = 2; /* no such key */
+    assert_int_equal(rpc_bulk_encode(w, &b, key_g), 0);
+    assert_int_equal(rpc_bulk_decode_n(w, n, key_g, &d), RPC_BULK_KEYS_BAD);
+    b.seg[0].key = 1;
+    b.nkeys = 4; /* more keys than segments */
+    assert_int_equal(rpc_bulk_encode(w, &b, key_g), -1);
+    /* 64 segments under 64 keys: more than RPC_BULK_WIRE_MAX. */
+    b.nseg = RPC_BULK_SEG_MAX, b.nkeys = RPC_BULK_SEG_MAX, b.len = 0;
+    for (unsigned i = 0; i < RPC_BULK_SEG_MAX; i++)
+        b.seg[i] = (rpc_bulk_seg_t){.addr = 0x1000, .len = 0, .key = i};
+    assert_true(rpc_bulk_wire_len(&b) > RPC_BULK_WIRE_MAX);
+    assert_int_equal(rpc_bulk_encode(w, &b, key_g), -1);
+    /* ...and a header claiming that is refused before the tag is read. */
+    b.nkeys = 1;
+    for (unsigned i = 0; i < RPC_BULK_SEG_MAX; i++)
+        b.seg[i].key = 0;
+    assert_int_equal(rpc_bulk_encode(w, &b, key_g), 0);
+    assert_int_equal(rpc_bulk_wire_len(&b), RPC_BULK_WIRE_MAX);
+    assert_int_equal(rpc_bulk_decode_n(w, RPC_BULK_WIRE_MAX, key_g, &d), RPC_BULK_OK);
+    w[14] = RPC_BULK_SEG_MAX;
+    assert_int_equal(rpc_bulk_wire_size(w, 16), 0);
+    assert_int_equal(rpc_bulk_decode_n(w, sizeof(w), key_g, &d), RPC_BULK_KEYS_BAD);
+}
+
 static void test_hashes(void **state)
 {
     (void)state;
@@ -367,6 +523,8 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_bulk),
         cmocka_unit_test(test_bulk_sg),
+        cmocka_unit_test(test_bulk_golden),
+        cmocka_unit_test(test_bulk_raw),
         cmocka_unit_test(test_hashes),
         cmocka_unit_test(test_coll),
     };

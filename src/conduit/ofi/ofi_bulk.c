@@ -40,19 +40,38 @@ static uint64_t next_key(const cdt_msg_dom_t *dom)
     return k < 0x100 ? k + 0x100 : k;
 }
 
+/*
+ * FI_MR_RAW: the key peers map (fi_mr_raw_attr: a base address and bytes)
+ * instead of fi_mr_key, which gives FI_KEY_NOTAVAIL there.
+ */
+static shm_status_t raw_key(const cdt_msg_dom_t *dom, struct fid_mr *mr, cdt_bulk_reg_t *reg)
+{
+    uint64_t base = 0;
+    size_t n = sizeof(reg->raw);
+    int rc = fi_mr_raw_attr(mr, &base, reg->raw, &n, 0);
+    if (rc != 0) {
+        if (rc == -FI_ETOOSMALL)
+            shm_error("provider %s hands out raw memory keys of %zu bytes; at most %d are "
+                      "carried (CDT_BULK_RAW_MAX)",
+                      dom->prov, n, CDT_BULK_RAW_MAX);
+        else
+            shm_error("fi_mr_raw_attr failed on provider %s: %s", dom->prov, fi_strerror(-rc));
+        return cdt_msg_status(rc);
+    }
+    reg->key = 0;
+    reg->raw_base = base;
+    reg->raw_len = n;
+    return SHM_OK;
+}
+
 shm_status_t cdt_bulk_expose(cdt_msg_ep_t *ep, void *buf, size_t len, unsigned access,
                              cdt_bulk_reg_t *reg_p)
 {
     cdt_msg_dom_t *dom = ep->dom;
     size_t off;
     int seg;
-    if (dom->mr_raw && len > 0) {
-        /* TODO(raw keys on the wire): a descriptor carries a 64-bit key. */
-        shm_error("bulk exposure on provider %s: it wants raw memory keys (FI_MR_RAW), and a "
-                  "bulk descriptor carries a 64-bit key",
-                  dom->prov);
-        return SHM_ERR_NOSYS;
-    }
+    reg_p->raw_len = 0;
+    reg_p->raw_base = 0;
     /* Symmetric memory of this PE is registered already, in this domain
      * (not where registrations belong to an endpoint: the PE's is bound to
      * its default endpoint, which data-service peers do not address). */
@@ -61,7 +80,7 @@ shm_status_t cdt_bulk_expose(cdt_msg_ep_t *ep, void *buf, size_t len, unsigned a
         reg_p->mr = NULL;
         reg_p->key = fi_mr_key(cdt_ofi_g.mr[seg]);
         reg_p->rbase = dom->virt_addr ? (uint64_t)(uintptr_t)buf : off;
-        return SHM_OK;
+        return dom->mr_raw ? raw_key(dom, cdt_ofi_g.mr[seg], reg_p) : SHM_OK;
     }
     if (len == 0) {
         reg_p->mr = NULL;
@@ -91,6 +110,14 @@ shm_status_t cdt_bulk_expose(cdt_msg_ep_t *ep, void *buf, size_t len, unsigned a
     reg_p->mr = mr;
     reg_p->key = fi_mr_key(mr);
     reg_p->rbase = dom->virt_addr ? (uint64_t)(uintptr_t)buf : 0;
+    if (dom->mr_raw) {
+        shm_status_t st = raw_key(dom, mr, reg_p);
+        if (st != SHM_OK) {
+            fi_close(&mr->fid);
+            reg_p->mr = NULL;
+            return st;
+        }
+    }
     return SHM_OK;
 }
 
@@ -102,20 +129,70 @@ void cdt_bulk_release(cdt_msg_ep_t *ep, cdt_bulk_reg_t *reg)
     reg->mr = NULL;
 }
 
-/* One contiguous bulk transfer (a piece of a vector one too). */
+shm_status_t cdt_bulk_map_raw(cdt_msg_ep_t *ep, uint64_t base, const uint8_t *raw, size_t len,
+                              uint64_t *key_p)
+{
+    int rc = fi_mr_map_raw(ep->dom->domain, base, (uint8_t *)raw, len, key_p, 0);
+    if (rc != 0)
+        SHM_DEBUG(RPC, "fi_mr_map_raw of a %zu-byte key on %s: %s", len, ep->dom->prov,
+                  fi_strerror(-rc));
+    return cdt_msg_status(rc);
+}
+
+void cdt_bulk_unmap_raw(cdt_msg_ep_t *ep, uint64_t key)
+{
+    int rc = fi_mr_unmap_key(ep->dom->domain, key);
+    if (rc != 0)
+        SHM_DEBUG(RPC, "fi_mr_unmap_key on %s: %s", ep->dom->prov, fi_strerror(-rc));
+}
+
+/*
+ * One contiguous bulk transfer (a piece of a vector one too), in fragments
+ * of the RMA engine's size (at most the provider's max_msg_size), all in
+ * flight, each reporting to the CQ with ctx. While the provider's queue is
+ * full it drives progress, and stops issuing once an operation of the same
+ * ctx (this transfer's or an earlier one of the same call) has failed: the
+ * peer is gone, the rest would wait for good (cdt_msg_failed_early).
+ */
 static ssize_t bulk_one(cdt_msg_ep_t *ep, cdt_peer_t peer, int is_get, void *local,
                         uint64_t raddr, uint64_t key, size_t len, void *ctx)
 {
-    cdt_ofi_xfer_t x = {.pe = -1, .user = ctx, .mep = ep,
-                        .max_frag = ep->dom->info->ep_attr->max_msg_size};
+    void *desc = NULL, *mreg = NULL;
     /* FI_MR_LOCAL: registered for this transfer; each fragment keeps it alive. */
-    shm_status_t st = cdt_msg_bulk_desc(ep, local, len, is_get ? FI_READ : FI_WRITE, &x.desc,
-                                        &x.mreg);
+    shm_status_t st = cdt_msg_bulk_desc(ep, local, len, is_get ? FI_READ : FI_WRITE, &desc, &mreg);
     if (st != SHM_OK)
         return st == SHM_ERR_NOMEM ? -FI_ENOMEM : -FI_EIO;
-    ssize_t rc = cdt_ofi_rma_frags(&ep->ctx, is_get, local, raddr, key, len,
-                                   cdt_msg_av_addr(ep, peer), &x);
-    cdt_msg_bulk_unref(ep, x.mreg);
+    /* A process that is not a PE (RPC client or server) has no fast table. */
+    size_t frag = cdt_ofi_fast_g.frag_size ? cdt_ofi_fast_g.frag_size : cdt_plan_frag_size(0, 0);
+    size_t most = ep->dom->info->ep_attr->max_msg_size;
+    if (most && frag > most)
+        frag = most;
+    cdt_ctx_t *c = &ep->ctx;
+    uint64_t *issued = is_get ? &c->get_issued : &c->put_issued;
+    fi_addr_t addr = cdt_msg_av_addr(ep, peer);
+    char *p = local;
+    ssize_t rc = 0;
+    for (size_t done = 0; done < len && rc == 0; done += frag) {
+        size_t n = len - done < frag ? len - done : frag;
+        cdt_ofi_count(c, issued, 1); /* before the issue: see cdt_ofi_count */
+        void *oc = cdt_msg_opctx_get(ep, ctx);
+        cdt_msg_bulk_ref(ep, mreg, oc);
+        for (;;) {
+            rc = is_get ? fi_read(c->ep, p + done, n, desc, addr, raddr + done, key, oc)
+                        : fi_write(c->ep, p + done, n, desc, addr, raddr + done, key, oc);
+            if (rc != -FI_EAGAIN)
+                break;
+            if (cdt_msg_failed_early(ep, ctx)) {
+                rc = -FI_ECANCELED;
+                break;
+            }
+        }
+        if (rc != 0) {
+            cdt_ofi_count(c, issued, (uint64_t)-1); /* not issued after all */
+            cdt_msg_opctx_put(ep, oc);
+        }
+    }
+    cdt_msg_bulk_unref(ep, mreg);
     return rc;
 }
 
@@ -155,13 +232,16 @@ shm_status_t cdt_bulk_xferv(cdt_msg_ep_t *ep, cdt_peer_t peer, int is_get,
                   ? info->tx_attr->iov_limit : info->tx_attr->rma_iov_limit;
         if (lim > BULK_IOV_CAP)
             lim = BULK_IOV_CAP;
-        /* FI_MR_LOCAL, FI_CONTEXT: one piece per operation, each with its own
-         * registration and context (bulk_one). */
+        /* FI_MR_LOCAL, FI_CONTEXT, FI_ASYNC_IOV (every contract: ep->mc): one
+         * piece per operation, each with its own registration and context
+         * (bulk_one); the iov arrays below live on this stack only. */
         if (lim == 0 || cdt_ofi_prov_row(ep->dom->prov)->rma_iov_slow || ep->mc != NULL)
             lim = 1;
         __atomic_store_n(&ep->bulk_iov_lim, lim, __ATOMIC_RELAXED); /* same value from any thread */
     }
     size_t frag = cdt_ofi_fast_g.frag_size ? cdt_ofi_fast_g.frag_size : cdt_plan_frag_size(0, 0);
+    if (info->ep_attr->max_msg_size && frag > info->ep_attr->max_msg_size)
+        frag = info->ep_attr->max_msg_size;
     /* *msg calls take their flags here, not from the endpoint's defaults. */
     uint64_t flags = info->tx_attr->op_flags & (FI_COMPLETION | FI_DELIVERY_COMPLETE);
     uint64_t *issued = is_get ? &c->get_issued : &c->put_issued;
@@ -184,14 +264,18 @@ shm_status_t cdt_bulk_xferv(cdt_msg_ep_t *ep, cdt_peer_t peer, int is_get,
             bytes += p[i + k].len;
             k++;
         }
-        struct fi_msg_rma msg = {.msg_iov = iov, .desc = NULL, .iov_count = k, .addr = peer,
+        struct fi_msg_rma msg = {.msg_iov = iov, .desc = NULL, .iov_count = k,
+                                 .addr = cdt_msg_av_addr(ep, peer),
                                  .rma_iov = riov, .rma_iov_count = k, .context = ctx};
         cdt_ofi_count(c, issued, 1); /* before the issue: see cdt_ofi_count */
         for (;;) {
             rc = is_get ? fi_readmsg(c->ep, &msg, flags) : fi_writemsg(c->ep, &msg, flags);
             if (rc != -FI_EAGAIN)
                 break;
-            (void)fi_cq_read(c->cq, NULL, 0); /* drives progress; errors are harvested later */
+            if (cdt_msg_failed_early(ep, ctx)) { /* drives progress; see bulk_one */
+                rc = -FI_ECANCELED;
+                break;
+            }
         }
         if (rc != 0)
             cdt_ofi_count(c, issued, (uint64_t)-1); /* not issued after all */

@@ -361,12 +361,20 @@ void cdt_msg_close(cdt_msg_ep_t *ep)
     if (ep->av)
         fi_close(&ep->av->fid);
     dom_put(ep->dom);
+    free(ep->ahead);
+    free(ep->ahead_why);
     free(ep);
 }
 
 const char *cdt_msg_provider(const cdt_msg_ep_t *ep)
 {
     return ep->dom->prov;
+}
+
+size_t cdt_msg_max_size(const cdt_msg_ep_t *ep)
+{
+    size_t m = ep->dom->info->ep_attr->max_msg_size;
+    return m ? m : SIZE_MAX;
 }
 
 void cdt_msg_sweep_dead_on(const char *prov, int pid)
@@ -587,7 +595,37 @@ void cdt_msg_progress(cdt_msg_ep_t *ep)
     fi_cq_read(ep->ctx.cq, NULL, 0);
 }
 
-int cdt_msg_poll(cdt_msg_ep_t *ep, cdt_msg_event_t *ev, int max)
+/* One error completion as an event; why (whylen bytes): where the
+ * provider's words are kept (NULL: valid until the next read). */
+static int read_err(cdt_msg_ep_t *ep, cdt_msg_event_t *ev, char *why, size_t whylen)
+{
+    struct fi_cq_err_entry err = {0};
+    if (fi_cq_readerr(ep->ctx.cq, &err, 0) != 1)
+        return 0;
+    memset(ev, 0, sizeof(*ev));
+    ev->kind = CDT_MSG_ERROR;
+    ev->released = (err.flags & FI_MULTI_RECV) != 0;
+    ev->ctx = (err.flags & FI_RECV) ? cdt_msg_recv_user(ep, err.op_context, ev->released ||
+                                                        cdt_msg_recv_single(ep, err.op_context))
+                                    : cdt_msg_opctx_put(ep, err.op_context);
+    ev->buf = err.buf;
+    ev->len = err.olen ? err.olen : err.len;
+    ev->src = CDT_PEER_NONE;
+    ev->on_recv = (err.flags & FI_RECV) != 0;
+    ev->err = cdt_msg_status(err.err ? err.err : FI_EIO);
+    ev->prov_err = fi_cq_strerror(ep->ctx.cq, err.prov_errno, err.err_data, NULL, 0);
+    if (why && ev->prov_err) { /* kept past the next read */
+        snprintf(why, whylen, "%s", ev->prov_err);
+        ev->prov_err = why;
+    }
+    SHM_DEBUG(RPC, "completion error on %s: %s (flags 0x%llx, len %zu, olen %zu)",
+              ep->dom->prov, fi_strerror(err.err), (unsigned long long)err.flags, err.len,
+              err.olen);
+    return 1;
+}
+
+/* Up to max completions of the CQ as events (an error alone, its words in why). */
+static int cq_events(cdt_msg_ep_t *ep, cdt_msg_event_t *ev, int max, char *why, size_t whylen)
 {
     enum { BATCH = 16 };
     struct fi_cq_data_entry ent[BATCH];
@@ -619,23 +657,80 @@ int cdt_msg_poll(cdt_msg_ep_t *ep, cdt_msg_event_t *ev, int max)
     }
     if (rc != -FI_EAVAIL)
         return 0;
-    struct fi_cq_err_entry err = {0};
-    if (fi_cq_readerr(ep->ctx.cq, &err, 0) != 1)
-        return 0;
-    memset(ev, 0, sizeof(*ev));
-    ev->kind = CDT_MSG_ERROR;
-    ev->released = (err.flags & FI_MULTI_RECV) != 0;
-    ev->ctx = (err.flags & FI_RECV) ? cdt_msg_recv_user(ep, err.op_context, ev->released ||
-                                                        cdt_msg_recv_single(ep, err.op_context))
-                                    : cdt_msg_opctx_put(ep, err.op_context);
-    ev->buf = err.buf;
-    ev->len = err.olen ? err.olen : err.len;
-    ev->src = CDT_PEER_NONE;
-    ev->on_recv = (err.flags & FI_RECV) != 0;
-    ev->err = cdt_msg_status(err.err ? err.err : FI_EIO);
-    ev->prov_err = fi_cq_strerror(ep->ctx.cq, err.prov_errno, err.err_data, NULL, 0);
-    SHM_DEBUG(RPC, "completion error on %s: %s (flags 0x%llx, len %zu, olen %zu)",
-              ep->dom->prov, fi_strerror(err.err), (unsigned long long)err.flags, err.len,
-              err.olen);
-    return 1;
+    return read_err(ep, ev, why, whylen);
 }
+
+int cdt_msg_poll(cdt_msg_ep_t *ep, cdt_msg_event_t *ev, int max)
+{
+    if (ep->nahead == 0)
+        return cq_events(ep, ev, max, NULL, 0);
+    /* Read ahead (cdt_msg_failed_early): those first, an error alone. */
+    static __thread char why[96];
+    int n = 0;
+    while (n < max && ep->nahead > 0) {
+        size_t at = ep->ahead_at;
+        ev[n] = ep->ahead[at];
+        if (ev[n].kind == CDT_MSG_ERROR && n > 0)
+            break;
+        ep->ahead_at++;
+        ep->nahead--;
+        if (ev[n].kind == CDT_MSG_ERROR) {
+            ep->ahead_errs--;
+            if (ev[n].prov_err) {
+                snprintf(why, sizeof(why), "%s", ep->ahead_why[at]);
+                ev[n].prov_err = why;
+            }
+            n++;
+            break;
+        }
+        n++;
+    }
+    if (ep->nahead == 0)
+        ep->ahead_at = 0;
+    return n;
+}
+
+int cdt_msg_failed_early(cdt_msg_ep_t *ep, const void *ctx)
+{
+    enum { BATCH = 16 };
+    int found = 0;
+    for (;;) {
+        if (ep->ahead_at + ep->nahead + BATCH > ep->ahead_cap) {
+            if (ep->ahead_at > 0) { /* slide the kept ones to the front */
+                memmove(ep->ahead, ep->ahead + ep->ahead_at, ep->nahead * sizeof(*ep->ahead));
+                memmove(ep->ahead_why, ep->ahead_why + ep->ahead_at,
+                        ep->nahead * sizeof(*ep->ahead_why));
+                ep->ahead_at = 0;
+            }
+            if (ep->nahead + BATCH > ep->ahead_cap) {
+                size_t cap = ep->ahead_cap ? 2 * ep->ahead_cap : 256;
+                cdt_msg_event_t *a = realloc(ep->ahead, cap * sizeof(*a));
+                if (a != NULL)
+                    ep->ahead = a;
+                char(*w)[96] = a ? realloc(ep->ahead_why, cap * sizeof(*w)) : NULL;
+                if (w == NULL) { /* no room: progress alone */
+                    fi_cq_read(ep->ctx.cq, NULL, 0);
+                    break;
+                }
+                ep->ahead_why = w;
+                ep->ahead_cap = cap;
+            }
+        }
+        size_t at = ep->ahead_at + ep->nahead;
+        int n = cq_events(ep, ep->ahead + at, BATCH, ep->ahead_why[at], sizeof(ep->ahead_why[at]));
+        if (n <= 0)
+            break;
+        for (int i = 0; i < n; i++)
+            if (ep->ahead[at + i].kind == CDT_MSG_ERROR) {
+                ep->ahead_errs++;
+                found |= ep->ahead[at + i].ctx == ctx;
+            }
+        ep->nahead += (size_t)n;
+    }
+    for (size_t i = 0; !found && ep->ahead_errs && i < ep->nahead; i++) {
+        const cdt_msg_event_t *e = &ep->ahead[ep->ahead_at + i];
+        found = e->kind == CDT_MSG_ERROR && e->ctx == ctx;
+    }
+    return found;
+}
+

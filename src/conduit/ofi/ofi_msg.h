@@ -45,7 +45,21 @@ struct cdt_msg_ep {
     uint64_t rma_errs_seen;      /* error counts already turned into "done" */
     size_t bulk_iov_lim;         /* pieces one bulk RMA takes (0: not looked up yet; ofi_bulk.c) */
     cdt_msg_contract_t *mc;      /* NULL where the provider asks nothing more */
+    /* Completions read ahead of cdt_msg_poll (cdt_msg_failed_early), which
+     * delivers them first: ahead[ahead_at .. ahead_at + nahead). */
+    cdt_msg_event_t *ahead;
+    char (*ahead_why)[96];       /* an error's words, per slot */
+    size_t ahead_at, nahead, ahead_cap, ahead_errs;
 };
+
+/*
+ * A transfer whose issue waits for the provider's queue (-FI_EAGAIN) reads
+ * the completions waiting (kept for cdt_msg_poll, in order) and says
+ * whether one of its own operations (user context ctx) failed: a dead
+ * peer's error completions wait behind the successes nobody reads during
+ * the issue, and the queue frees only as they are read on some providers.
+ */
+int cdt_msg_failed_early(cdt_msg_ep_t *ep, const void *ctx);
 
 /* The contract of a message endpoint (ofi_msg_mr.c). */
 shm_status_t cdt_msg_contract_open(cdt_msg_ep_t *ep);

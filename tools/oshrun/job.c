@@ -481,7 +481,7 @@ int osr_job_run(osr_job_t *job, const osr_opts_t *opts, char **base_env)
         goto out;
     }
     if (opts->timeout_s > 0)
-        L.timeout_at = now_ms() + (int64_t)(opts->timeout_s * 1000.0 + 0.5);
+        L.timeout_at = opts->start_ms + (int64_t)(opts->timeout_s * 1000.0 + 0.5); /* from launch */
     if (spawn_all(&L, opts, path, base_env) != 0)
         end_job(&L, 1, SIGTERM);
     if (L.tag != NULL && osr_tag_start(L.tag) != 0) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "oshrun.h"
@@ -324,6 +325,9 @@ int main(int argc, char **argv)
     sigset_t block;
     int status;
 
+    struct timespec ts0;
+    clock_gettime(CLOCK_MONOTONIC, &ts0);
+    opts.start_ms = (int64_t)ts0.tv_sec * 1000 + ts0.tv_nsec / 1000000;
     status = parse_args(argc, argv, &opts);
     if (status >= 0)
         goto out_opts;

@@ -41,6 +41,7 @@ typedef enum osr_bind {
 typedef struct osr_opts {
     int npes;
     double timeout_s;    // 0: no timeout
+    int64_t start_ms;    // CLOCK_MONOTONIC at main(): --timeout counts from the launch
     char **exports;      // -x VAR[=VAL] items, NULL-terminated (points into argv)
     int nexports;
     char **prog_argv;    // program and its arguments (points into argv)

@@ -47,6 +47,26 @@ reap_jobs() {
             kill -KILL -- "-$pid" 2>/dev/null
         fi
     done
+    [ "$(type -t stop_daemons)" = function ] && stop_daemons
+    kill_netns_strays
+}
+
+# kill_netns_strays: inside the test's private network namespace every other
+# process is one this test started (a daemon's child such as a slurmstepd
+# outlives slurmd, and a stopped step outlived its test): all are killed.
+kill_netns_strays() {
+    [ -n "${LAUNCHERS_IN_NETNS:-}" ] || return 0
+    local me p ns left=()
+    me=$(readlink /proc/$$/ns/net) || return 0
+    for p in /proc/[0-9]*; do
+        p=${p#/proc/}
+        [ "$p" = $$ ] || [ "$p" = "$BASHPID" ] && continue
+        ns=$(readlink "/proc/$p/ns/net" 2>/dev/null) || continue
+        [ "$ns" = "$me" ] || continue
+        kill -CONT "$p" 2>/dev/null
+        kill -KILL "$p" 2>/dev/null && left+=("$p")
+    done
+    [ ${#left[@]} -eq 0 ] || echo "killed ${#left[@]} leftover process(es) in the test's namespace: ${left[*]}" >&2
 }
 
 # expect_ok NAME OUTFILE: the job succeeded.

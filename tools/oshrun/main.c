@@ -324,6 +324,7 @@ int main(int argc, char **argv)
     sigset_t block;
     int status;
 
+    osr_fds_note_inherited();
     status = parse_args(argc, argv, &opts);
     if (status >= 0)
         goto out_opts;

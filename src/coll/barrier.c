@@ -148,7 +148,9 @@ void shm_coll_barrier_alg(shm_team_t *t, shm_barrier_alg_t alg)
 
 void shm_coll_sync(shm_team_t *t)
 {
+    int sk = shm_stats_begin(SHM_STAT_BARRIER);
     shm_coll_barrier_alg(t, shm_coll_cfg_g.barrier);
+    shm_stats_end(sk);
 }
 
 void shm_coll_barrier_world(void)

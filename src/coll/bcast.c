@@ -119,7 +119,7 @@ static void bcast_node(shm_team_t *t, const shm_coll_buf_t *d, const void *src, 
     bcast_push(t, d, src, bytes, parent, kids, nk);
 }
 
-void shm_coll_bcast(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes,
+static void shm_coll_bcast_run(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes,
                     int root, int root_copies)
 {
     if (shm_unlikely(root < 0 || root >= t->n))
@@ -144,4 +144,12 @@ void shm_coll_bcast(const char *fn, shm_team_t *t, void *dest, const void *src, 
         bcast_linear(t, &d, src, bytes, root);
     else
         bcast_tree(t, &d, src, bytes, root);
+}
+
+void shm_coll_bcast(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes,
+                    int root, int root_copies)
+{
+    int sk = shm_stats_begin(SHM_STAT_BCAST);
+    shm_coll_bcast_run(fn, t, dest, src, bytes, root, root_copies);
+    shm_stats_end(sk);
 }

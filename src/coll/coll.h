@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "coll/hosts.h"
+#include "core/stats.h"
 #include "core/team.h"
 
 /* NODE, in every list: the node-aware form (coll/hosts.h), for teams whose
@@ -105,7 +106,10 @@ void shm_coll_barrier_alg(shm_team_t *t, shm_barrier_alg_t alg);
  */
 static inline int shm_coll_use_node(const shm_team_t *t, int forced_node, int is_auto)
 {
-    return t->hosts != NULL && (forced_node || (is_auto && shm_coll_cfg_g.node_aware));
+    int node = t->hosts != NULL && (forced_node || (is_auto && shm_coll_cfg_g.node_aware));
+    if (node)
+        shm_stats_node();
+    return node;
 }
 
 /*
@@ -164,6 +168,7 @@ static inline void shm_coll_flag(shm_team_t *t, int to)
         __atomic_store_n(peer, v, __ATOMIC_RELEASE);
     } else if (shm_likely(shm_coll_cfg_g.lose_flag == 0) || !shm_coll_lose_flag(pe, v)) {
         cdt_put_flag(shm_coll_cdt(), SHM_SEG_HEAP, off, &v, sizeof(v), pe);
+        shm_stats_flag();
     }
     /* After the flag: a peer that reads this count (shm_coll_wait_long) and
      * finds the flag missing knows it was lost, not still to be issued. */
@@ -304,6 +309,25 @@ static inline void shm_coll_put(shm_team_t *t, const shm_coll_buf_t *b, size_t o
         return;
     }
     cdt_put_nbi(shm_coll_cdt(), b->seg, b->off + off, src, len, shm_team_pe(t, to));
+    shm_stats_put(len);
+}
+
+/*
+ * Copies [off, off+len) of b from rank `from`'s copy into this PE's, at the
+ * same place: a copy when mapped, else a get (complete after shm_coll_quiet).
+ */
+static inline void shm_coll_pull(shm_team_t *t, const shm_coll_buf_t *b, size_t off, size_t len,
+                                 int from)
+{
+    if (len == 0)
+        return;
+    const char *peer = shm_coll_peer(t, b, off, len, from);
+    if (peer) {
+        memcpy(b->addr + off, peer, len);
+        return;
+    }
+    cdt_get_nbi(shm_coll_cdt(), b->addr + off, b->seg, b->off + off, len, shm_team_pe(t, from));
+    shm_stats_get(len);
 }
 
 /*
@@ -319,6 +343,7 @@ static inline const char *shm_coll_fetch(shm_team_t *t, const shm_coll_buf_t *b,
     if (peer)
         return peer;
     cdt_get_nbi(shm_coll_cdt(), tmp, b->seg, b->off + off, len, shm_team_pe(t, from));
+    shm_stats_get(len);
     return tmp;
 }
 

@@ -127,6 +127,118 @@ static int gather_staged(shm_team_t *t, const shm_coll_buf_t *d, size_t nb, cons
     return 1;
 }
 
+/*
+ * Node: every member puts its block into its host leader's dest; the
+ * leaders exchange whole hosts' blocks (linear, ring or bruck over hosts,
+ * as the flat choice for K PEs would be); each member then copies the rest
+ * of the result from its leader's dest (in place on one host) and tells
+ * it so, so that the leader's dest is not written again before. A host's
+ * blocks need not be adjacent in dest: each host goes as runs of adjacent
+ * ranks. entered: every member is known to be in this call (no readies).
+ */
+static void put_host(shm_team_t *t, const shm_coll_buf_t *d, const blocks_t *b,
+                     const shm_coll_hosts_t *ho, int g, int to)
+{
+    const int *m = ho->memb + ho->start[g];
+    int cnt = shm_coll_host_size(ho, g);
+    for (int i = 0, j; i < cnt; i = j + 1) {
+        for (j = i; j + 1 < cnt && m[j + 1] == m[j] + 1; j++)
+            ;
+        size_t a = blk_off(b, m[i]);
+        size_t e = blk_off(b, m[j]) + blk_len(b, m[j]);
+        shm_coll_put(t, d, a, d->addr + a, e - a, to);
+    }
+}
+
+static void gather_leaders(shm_team_t *t, const shm_coll_buf_t *d, const blocks_t *b,
+                           size_t total, int entered)
+{
+    shm_coll_hosts_t *ho = t->hosts;
+    int k = ho->k, x = ho->host;
+#define LEADER(g) shm_coll_host_leader(ho, ((g) % k + k) % k)
+    shm_gather_alg_t alg = k <= shm_coll_cfg_g.fcollect_linear_npes ? SHM_GATHER_LINEAR
+                           : total >= shm_coll_cfg_g.fcollect_ring_min ? SHM_GATHER_RING
+                                                                       : SHM_GATHER_BRUCK;
+    if (!entered) {
+        if (alg == SHM_GATHER_LINEAR) {
+            for (int s = 1; s < k; s++)
+                shm_coll_ready_to(t, LEADER(x - s));
+            for (int s = 1; s < k; s++)
+                shm_coll_wait(t, LEADER(x + s));
+        } else if (alg == SHM_GATHER_RING) {
+            shm_coll_ready_to(t, LEADER(x - 1));
+            shm_coll_wait(t, LEADER(x + 1));
+        } else {
+            for (int dist = 1; dist < k; dist <<= 1)
+                shm_coll_ready_to(t, LEADER(x - dist));
+            for (int dist = 1; dist < k; dist <<= 1)
+                shm_coll_wait(t, LEADER(x + dist));
+        }
+    }
+    int mh = shm_coll_host_size(ho, x);
+    for (int i = 1; i < mh; i++)
+        shm_coll_wait(t, ho->memb[ho->start[x] + i]); /* its block is here */
+    if (alg == SHM_GATHER_LINEAR) {
+        for (int s = 1; s < k; s++)
+            put_host(t, d, b, ho, x, LEADER(x + s));
+        shm_coll_quiet();
+        for (int s = 1; s < k; s++)
+            shm_coll_flag(t, LEADER(x + s));
+        for (int s = 1; s < k; s++)
+            shm_coll_wait(t, LEADER(x - s));
+    } else if (alg == SHM_GATHER_RING) {
+        for (int s = 0; s < k - 1; s++) {
+            put_host(t, d, b, ho, ((x - s) % k + k) % k, LEADER(x + 1));
+            shm_coll_quiet();
+            shm_coll_flag(t, LEADER(x + 1));
+            shm_coll_wait(t, LEADER(x - 1));
+        }
+    } else {
+        for (int dist = 1; dist < k; dist <<= 1) {
+            int cnt = dist < k - dist ? dist : k - dist;
+            for (int g = 0; g < cnt; g++)
+                put_host(t, d, b, ho, ((x - g) % k + k) % k, LEADER(x + dist));
+            shm_coll_quiet();
+            shm_coll_flag(t, LEADER(x + dist));
+            shm_coll_wait(t, LEADER(x - dist));
+        }
+    }
+#undef LEADER
+}
+
+static void gather_node(shm_team_t *t, const shm_coll_buf_t *d, const blocks_t *b, size_t total,
+                        int entered)
+{
+    shm_coll_hosts_t *ho = t->hosts;
+    const int *mine = ho->memb + ho->start[ho->host];
+    int p = shm_coll_host_size(ho, ho->host), me = t->me;
+    shm_coll_quiet();
+    if (ho->lme == 0) {
+        if (!entered)
+            for (int i = 1; i < p; i++)
+                shm_coll_ready_to(t, mine[i]);
+        gather_leaders(t, d, b, total, entered);
+        shm_coll_quiet();
+        for (int i = 1; i < p; i++)
+            shm_coll_flag(t, mine[i]); /* everything is here */
+        for (int i = 1; i < p; i++)
+            shm_coll_wait(t, mine[i]); /* it has copied it */
+        return;
+    }
+    int leader = mine[0];
+    if (!entered)
+        shm_coll_wait(t, leader);
+    shm_coll_put(t, d, blk_off(b, me), d->addr + blk_off(b, me), blk_len(b, me), leader);
+    shm_coll_quiet();
+    shm_coll_flag(t, leader);
+    shm_coll_wait(t, leader);
+    shm_coll_pull(t, d, 0, blk_off(b, me), leader);
+    size_t end = blk_off(b, me) + blk_len(b, me);
+    shm_coll_pull(t, d, end, total - end, leader);
+    shm_coll_quiet();
+    shm_coll_flag(t, leader);
+}
+
 /* entered: every member is known to be in this call already (collect, after
  * the sizes exchange), so no entry handshake is needed. */
 static void gather_run(shm_team_t *t, shm_gather_alg_t alg, const shm_coll_buf_t *d,
@@ -138,7 +250,11 @@ static void gather_run(shm_team_t *t, shm_gather_alg_t alg, const shm_coll_buf_t
         memmove(d->addr + blk_off(b, me), src, blk_len(b, me));
     if (t->n == 1)
         return;
-    if (alg == SHM_GATHER_AUTO) {
+    if (!t->by_world && shm_coll_use_node(t, alg == SHM_GATHER_NODE, alg == SHM_GATHER_AUTO)) {
+        gather_node(t, d, b, total, entered);
+        return;
+    }
+    if (alg == SHM_GATHER_AUTO || alg == SHM_GATHER_NODE) {
         if (t->n <= shm_coll_cfg_g.fcollect_linear_npes)
             alg = SHM_GATHER_LINEAR;
         else if (total >= shm_coll_cfg_g.fcollect_ring_min)
@@ -157,7 +273,7 @@ static void gather_run(shm_team_t *t, shm_gather_alg_t alg, const shm_coll_buf_t
     }
 }
 
-void shm_coll_fcollect(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes)
+static void shm_coll_fcollect_run(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes)
 {
     if (bytes == 0)
         return;
@@ -165,6 +281,13 @@ void shm_coll_fcollect(const char *fn, shm_team_t *t, void *dest, const void *sr
     shm_coll_buf_t d = shm_coll_sym(fn, dest, total, "destination");
     blocks_t b = {.nb = bytes};
     gather_run(t, shm_coll_cfg_g.fcollect, &d, &b, src, total, 0);
+}
+
+void shm_coll_fcollect(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes)
+{
+    int sk = shm_stats_begin(SHM_STAT_FCOLLECT);
+    shm_coll_fcollect_run(fn, t, dest, src, bytes);
+    shm_stats_end(sk);
 }
 
 /* Sizes of every rank's block into sz[] (rank order). */
@@ -194,7 +317,7 @@ static void sizes_exchange(shm_team_t *t, size_t mine, size_t *sz)
         sz[r] = ((volatile uint64_t *)t->sizes)[shm_team_pe(t, r)];
 }
 
-void shm_coll_collect(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes)
+static void shm_coll_collect_run(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes)
 {
     int n = t->n;
     size_t stack_sz[2 * 64];
@@ -226,4 +349,11 @@ void shm_coll_collect(const char *fn, shm_team_t *t, void *dest, const void *src
     gather_run(t, shm_coll_cfg_g.collect, &d, &b, src, total, 1);
     if (sz != stack_sz)
         free(sz);
+}
+
+void shm_coll_collect(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes)
+{
+    int sk = shm_stats_begin(SHM_STAT_COLLECT);
+    shm_coll_collect_run(fn, t, dest, src, bytes);
+    shm_stats_end(sk);
 }

@@ -316,7 +316,7 @@ static void reduce_node_rsag(const char *fn, shm_team_t *t, char *dest, const ch
     shm_coll_linear_sync(l);
 }
 
-void shm_coll_reduce(const char *fn, shm_team_t *t, void *dest, const void *src, size_t count,
+static void shm_coll_reduce_run(const char *fn, shm_team_t *t, void *dest, const void *src, size_t count,
                      size_t esize, shm_coll_op_fn op)
 {
     if (count == 0)
@@ -363,7 +363,15 @@ void shm_coll_reduce(const char *fn, shm_team_t *t, void *dest, const void *src,
     reduce_staged(t, dest, src, count, esize, op, alg);
 }
 
-void shm_coll_reduce_private(shm_team_t *t, void *dest, const void *src, size_t count,
+void shm_coll_reduce(const char *fn, shm_team_t *t, void *dest, const void *src, size_t count,
+                     size_t esize, shm_coll_op_fn op)
+{
+    int sk = shm_stats_begin(SHM_STAT_REDUCE);
+    shm_coll_reduce_run(fn, t, dest, src, count, esize, op);
+    shm_stats_end(sk);
+}
+
+static void shm_coll_reduce_private_run(shm_team_t *t, void *dest, const void *src, size_t count,
                              size_t esize, shm_coll_op_fn op)
 {
     if (t->n == 1) {
@@ -379,13 +387,21 @@ void shm_coll_reduce_private(shm_team_t *t, void *dest, const void *src, size_t 
     reduce_staged(t, dest, src, count, esize, op, alg);
 }
 
+void shm_coll_reduce_private(shm_team_t *t, void *dest, const void *src, size_t count,
+                             size_t esize, shm_coll_op_fn op)
+{
+    int sk = shm_stats_begin(SHM_STAT_TEAM);
+    shm_coll_reduce_private_run(t, dest, src, count, esize, op);
+    shm_stats_end(sk);
+}
+
 /*
  * Scans: after a barrier every PE gets the sources of the ranks before it
  * and adds them in rank order (so results do not depend on timing), then a
  * second barrier says nobody reads any source any more. In place, the sums
  * wait in a private buffer until then.
  */
-void shm_coll_scan(const char *fn, shm_team_t *t, void *dest, const void *src, size_t count,
+static void shm_coll_scan_run(const char *fn, shm_team_t *t, void *dest, const void *src, size_t count,
                    size_t esize, shm_coll_op_fn op, int inclusive)
 {
     if (count == 0)
@@ -430,4 +446,12 @@ void shm_coll_scan(const char *fn, shm_team_t *t, void *dest, const void *src, s
         if (acc != stack[0])
             free(acc);
     }
+}
+
+void shm_coll_scan(const char *fn, shm_team_t *t, void *dest, const void *src, size_t count,
+                   size_t esize, shm_coll_op_fn op, int inclusive)
+{
+    int sk = shm_stats_begin(SHM_STAT_SCAN);
+    shm_coll_scan_run(fn, t, dest, src, count, esize, op, inclusive);
+    shm_stats_end(sk);
 }

@@ -152,6 +152,7 @@ void shm_team_init(void)
 {
     int npes = shm_state_g.npes, me = shm_state_g.me;
     shm_coll_configure();
+    shm_stats_init();
     shm_coll_hosts_init();
 
     if (shm_env_g.TEAMS_MAX < 0 || shm_env_g.TEAMS_MAX > 1 << 20)
@@ -211,6 +212,7 @@ static void team_free(shm_team_t *t)
 
 void shm_team_fini(void)
 {
+    shm_stats_report(); /* the fabric (peers, sockets) is still open */
     shm_ctx_destroy_all(NULL);
     team_free(&shm_team_world_g);
     team_free(&shm_team_shared_g);

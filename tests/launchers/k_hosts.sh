@@ -62,6 +62,7 @@ k_on_host() {
 # k_on_host_argv PFX I: the same as a command prefix in the array ON_HOST
 # (for run_job, which needs an executable).
 k_on_host_argv() {
+    # shellcheck disable=SC2034  # for the caller
     ON_HOST=(nsenter --net="/run/netns/$1-$2" unshare -u sh -c 'hostname "$0"; exec "$@"' "host$2")
 }
 

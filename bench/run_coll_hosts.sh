@@ -260,27 +260,34 @@ sweep() {
         }' "$csv" | sort -k1,1 -k2,2n
 }
 
-# Rounds on the critical path that cross hosts, as the algorithms are built
-# (docs/SCALING.md): rounds KIND SIZE N K FORM.
+# Rounds crossing hosts on the critical path, as the algorithms are built,
+# for ranks placed in blocks of P per host (docs/SCALING.md): in how many of
+# an algorithm's sequential steps some message goes to another host.
+# Dissemination crosses in every round; binomial trees and recursive
+# doubling only in steps of distance >= P (P a power of two).
+# rounds KIND SIZE N K FORM
 rounds() {
     awk -v kind="$1" -v size="$2" -v n="$3" -v k="$4" -v form="$5" 'BEGIN {
         cl = 0; while (2 ^ cl < n) cl++
         ck = 0; while (2 ^ ck < k) ck++
         fk = 0; while (2 ^ (fk + 1) <= k) fk++
         fn = 0; while (2 ^ (fn + 1) <= n) fn++
-        rdk = fk + (2 ^ fk < k ? 2 : 0); rdn = fn + (2 ^ fn < n ? 2 : 0)
+        p = n / k; lp = 0; while (2 ^ lp < p) lp++
+        far = (2 ^ lp == p) ? cl - lp : cl          # steps of distance >= P
+        rdn = ((2 ^ lp == p) ? fn - lp : fn) + (2 ^ fn < n ? 2 : 0)
+        rdk = fk + (2 ^ fk < k ? 2 : 0)
         bar = (n > 4 && n <= 8) ? 2 : cl
         if (form == "node") {
             if (kind == "barrier" || kind == "bcast") r = ck
-            else if (kind == "reduce") r = size >= 16384 ? 2 * ck + 2 : rdk
-            else if (kind == "fcollect" || kind == "collect") r = k <= 8 ? 2 : 1 + ck
+            else if (kind == "reduce") r = size < 16384 ? rdk : k <= 8 ? 2 * ck + 2 : 3 * ck
+            else if (kind == "fcollect" || kind == "collect") r = k <= 3 ? 2 : 1 + ck
             else r = 1
         } else {
             if (kind == "barrier") r = bar
-            else if (kind == "bcast") r = (n <= 8 && size < 1048576) ? 1 : cl
+            else if (kind == "bcast") r = (n <= 8 && size < 1048576) ? 1 : far
             else if (kind == "reduce") r = size >= 16384 ? bar + 2 : (n <= 8 && size <= 4096) ? 1 : rdn
             else if (kind == "fcollect" || kind == "collect") r = n <= 8 ? 2 : 1 + cl
-            else r = n <= 8 ? 1 : n - 1
+            else r = n <= 8 && size * n <= 32768 ? 1 : 2
         }
         print r
     }'

@@ -58,6 +58,7 @@ typedef struct {
     long reduce_linear_npes;
     size_t reduce_linear_max;
     size_t reduce_rsag_min;
+    long reduce_node_linear_hosts;
     long fcollect_linear_npes;
     size_t fcollect_ring_min;
     long alltoall_linear_npes;

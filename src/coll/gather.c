@@ -129,8 +129,8 @@ static int gather_staged(shm_team_t *t, const shm_coll_buf_t *d, size_t nb, cons
 
 /*
  * Node: every member puts its block into its host leader's dest; the
- * leaders exchange whole hosts' blocks (linear, ring or bruck over hosts,
- * as the flat choice for K PEs would be); each member then copies the rest
+ * leaders exchange whole hosts' blocks (linear up to 3 hosts, then bruck;
+ * ring from FCOLLECT_RING_MIN bytes in all); each member then copies the rest
  * of the result from its leader's dest (in place on one host) and tells
  * it so, so that the leader's dest is not written again before. A host's
  * blocks need not be adjacent in dest: each host goes as runs of adjacent
@@ -156,7 +156,9 @@ static void gather_leaders(shm_team_t *t, const shm_coll_buf_t *d, const blocks_
     shm_coll_hosts_t *ho = t->hosts;
     int k = ho->k, x = ho->host;
 #define LEADER(g) shm_coll_host_leader(ho, ((g) % k + k) % k)
-    shm_gather_alg_t alg = k <= shm_coll_cfg_g.fcollect_linear_npes ? SHM_GATHER_LINEAR
+    /* Linear costs a leader 3 (K-1) fabric messages (ready, data, flag),
+     * bruck 3 ceil(log2 K): linear only where that is no more. */
+    shm_gather_alg_t alg = k <= 3 ? SHM_GATHER_LINEAR
                            : total >= shm_coll_cfg_g.fcollect_ring_min ? SHM_GATHER_RING
                                                                        : SHM_GATHER_BRUCK;
     if (!entered) {

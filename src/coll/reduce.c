@@ -270,13 +270,78 @@ static void fold_in(shm_team_t *v, const shm_coll_buf_t *b, char *acc, size_t of
 }
 
 /*
+ * Slice [a, b) of dest reduced across the column c by recursive halving
+ * (reduce-scatter: each step keeps half the range and gets the partner's
+ * copy of it) and then doubling (allgather: each step puts the range held
+ * into the partner's dest): 2 ceil(log2 K) steps of one partner each,
+ * where the linear exchange has K-1 partners. A non-power-of-two K first
+ * folds its first 2(K - 2^m) ranks in pairs, as chunk_rd does. Each step
+ * starts with a flag saying this PE's copy of what the partner keeps is
+ * final; a range given away is never written again before the partner's
+ * put at the mirror step, and every partner that read this PE's dest
+ * flags it again after, so nobody reads it once this returns.
+ */
+static void column_halving(shm_team_t *c, const shm_coll_buf_t *d, char *dest, size_t a, size_t b,
+                           size_t esize, shm_coll_op_fn op, char **tmp, const char *fn)
+{
+    int n = c->n, me = c->me, m = log2_floor(n), extra = n - (1 << m), nr;
+    if (me < 2 * extra) {
+        if (me % 2 == 0) { /* my partial goes to me+1, the result comes back */
+            shm_coll_quiet();
+            shm_coll_flag(c, me + 1);
+            shm_coll_wait(c, me + 1);
+            return;
+        }
+        shm_coll_wait(c, me - 1);
+        fold_in(c, d, dest + a, a, b - a, esize, op, me - 1, tmp, fn);
+        nr = me / 2;
+    } else {
+        nr = me - extra;
+    }
+#define REAL(x) ((x) < extra ? 2 * (x) + 1 : (x) + extra)
+    size_t lo = 0, hi = (b - a) / esize, los[32], his[32];
+    for (int s = 0, dist = 1 << (m - 1); dist >= 1; s++, dist >>= 1) {
+        int partner = REAL(nr ^ dist);
+        size_t mid = lo + (hi - lo) / 2;
+        los[s] = lo;
+        his[s] = hi;
+        if (nr & dist)
+            lo = mid;
+        else
+            hi = mid;
+        shm_coll_quiet();
+        shm_coll_flag(c, partner);
+        shm_coll_wait(c, partner);
+        fold_in(c, d, dest + a + lo * esize, a + lo * esize, (hi - lo) * esize, esize, op,
+                partner, tmp, fn);
+    }
+    for (int s = m - 1, dist = 1; s >= 0; s--, dist <<= 1) {
+        int partner = REAL(nr ^ dist);
+        shm_coll_put(c, d, a + lo * esize, dest + a + lo * esize, (hi - lo) * esize, partner);
+        shm_coll_quiet();
+        shm_coll_flag(c, partner);
+        shm_coll_wait(c, partner);
+        lo = los[s];
+        hi = his[s];
+    }
+#undef REAL
+    if (me < 2 * extra) {
+        shm_coll_put(c, d, a, dest + a, b - a, me - 1);
+        shm_coll_quiet();
+        shm_coll_flag(c, me - 1);
+    }
+}
+
+/*
  * Node, large: after a barrier, the j-th member of each host (j < the
  * fewest members any host has) owns slice j of the elements: it reduces
  * slice j of its host's sources (read in place on one host), then the j-th
  * members of all hosts reduce-scatter + allgather slice j among themselves
  * across the hosts (through their dests), and each owner copies its slice
  * into its host's dests. Each PE moves about 2 (K-1)/K of its slice across
- * the network, where flat rsag moves 2 (N-1)/N of the whole message.
+ * the network, where flat rsag moves 2 (N-1)/N of the whole message. Across
+ * up to SHMEM_REDUCE_NODE_LINEAR_HOSTS hosts the slice's pieces go to and
+ * from every other host at once; across more, by column_halving.
  * Needs no scratch: also the active-set form.
  */
 static void reduce_node_rsag(const char *fn, shm_team_t *t, char *dest, const char *src,
@@ -298,6 +363,9 @@ static void reduce_node_rsag(const char *fn, shm_team_t *t, char *dest, const ch
             memcpy(dest + a, src + a, b - a);
         for (int k = 1; k < p; k++)
             fold_in(l, &s, dest + a, a, b - a, esize, op, (j + k) % p, &tmp, fn);
+        if (c->n > shm_coll_cfg_g.reduce_node_linear_hosts) {
+            column_halving(c, &d, dest, a, b, esize, op, &tmp, fn);
+        } else {
         /* Slice j across the hosts: piece r of it is column rank r's. */
         shm_coll_barrier_alg(c, SHM_BARRIER_DISSEM); /* every host's partial is in its dest */
         int kk = c->n, r = c->me;
@@ -309,6 +377,7 @@ static void reduce_node_rsag(const char *fn, shm_team_t *t, char *dest, const ch
         for (int k = 1; k < kk; k++)
             shm_coll_put(c, &d, ra, dest + ra, rb - ra, (r + k) % kk);
         shm_coll_linear_sync(c);
+        }
         for (int k = 1; k < p; k++)
             shm_coll_put(l, &d, a, dest + a, b - a, (j + k) % p);
     }

@@ -69,6 +69,7 @@ void shm_coll_configure(void)
     c->reduce_linear_npes = positive("REDUCE_LINEAR_NPES", e->REDUCE_LINEAR_NPES);
     c->reduce_linear_max = e->REDUCE_LINEAR_MAX;
     c->reduce_rsag_min = e->REDUCE_RSAG_MIN;
+    c->reduce_node_linear_hosts = positive("REDUCE_NODE_LINEAR_HOSTS", e->REDUCE_NODE_LINEAR_HOSTS);
     c->fcollect_linear_npes = positive("FCOLLECT_LINEAR_NPES", e->FCOLLECT_LINEAR_NPES);
     c->fcollect_ring_min = e->FCOLLECT_RING_MIN;
     c->alltoall_linear_npes = positive("ALLTOALL_LINEAR_NPES", e->ALLTOALL_LINEAR_NPES);

@@ -27,8 +27,8 @@
 // hosts_fabric  hosts with the direct path off (host-local steps cross the
 //        provider too), binary host trees
 // hosts_large   hosts, every node form forced, large ones from small sizes
-//        (reductions reduce-scatter across hosts from 64 bytes, 4 KiB
-//        broadcast segments)
+//        (reductions reduce-scatter across hosts from 64 bytes, by recursive
+//        halving, 4 KiB broadcast segments, chains as host trees)
 static inline void coll_set_algorithms(const char *set)
 {
     struct {
@@ -73,6 +73,7 @@ static inline void coll_set_algorithms(const char *set)
         {"hosts_large", "SHMEM_COLLECT_ALGORITHM", "node"},
         {"hosts_large", "SHMEM_ALLTOALL_ALGORITHM", "node"},
         {"hosts_large", "SHMEM_COLL_NODE_RADIX", "1"},
+        {"hosts_large", "SHMEM_REDUCE_NODE_LINEAR_HOSTS", "1"},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(set, t[i].set) == 0)

@@ -209,7 +209,7 @@ latency() {
             job "$k" "$p" "$out.large" $(mode_env "$m") -- "$LAT" -c bcast,reduce \
                 -m 1048576:1048576 -i 20 -w 3
             awk -v m="$m" -v r="$r" '
-                /collective latency:/ { c = $4; sub(/,$/, "", c) }
+                /collective latency:/ { c = $5; sub(/,$/, "", c) }
                 /^[0-9]/ && c != "" { print m "," r "," c "," $1 "," $2 }' \
                 "$out.small" "$out.large" >>"$csv"
         done

@@ -136,18 +136,32 @@ static int gather_staged(shm_team_t *t, const shm_coll_buf_t *d, size_t nb, cons
  * blocks need not be adjacent in dest: each host goes as runs of adjacent
  * ranks. entered: every member is known to be in this call (no readies).
  */
-static void put_host(shm_team_t *t, const shm_coll_buf_t *d, const blocks_t *b,
-                     const shm_coll_hosts_t *ho, int g, int to)
+/* Puts the blocks of hosts first .. first+cnt-1 (mod k), held in d, to rank
+ * `to` at the same places: runs of adjacent ranks, merged across hosts
+ * whose blocks follow each other (ranks in blocks: one put per step). */
+static void put_hosts(shm_team_t *t, const shm_coll_buf_t *d, const blocks_t *b,
+                      const shm_coll_hosts_t *ho, int first, int cnt, int to)
 {
-    const int *m = ho->memb + ho->start[g];
-    int cnt = shm_coll_host_size(ho, g);
-    for (int i = 0, j; i < cnt; i = j + 1) {
-        for (j = i; j + 1 < cnt && m[j + 1] == m[j] + 1; j++)
-            ;
-        size_t a = blk_off(b, m[i]);
-        size_t e = blk_off(b, m[j]) + blk_len(b, m[j]);
-        shm_coll_put(t, d, a, d->addr + a, e - a, to);
+    size_t a = 0, e = 0; /* the run being gathered, [a, e) */
+    int open = 0;
+    for (int g = 0; g < cnt; g++) {
+        int x = (first + g) % ho->k;
+        const int *m = ho->memb + ho->start[x];
+        for (int i = 0; i < shm_coll_host_size(ho, x); i++) {
+            size_t o = blk_off(b, m[i]), l = blk_len(b, m[i]);
+            if (open && o == e) {
+                e += l;
+                continue;
+            }
+            if (open)
+                shm_coll_put(t, d, a, d->addr + a, e - a, to);
+            a = o;
+            e = o + l;
+            open = 1;
+        }
     }
+    if (open)
+        shm_coll_put(t, d, a, d->addr + a, e - a, to);
 }
 
 static void gather_leaders(shm_team_t *t, const shm_coll_buf_t *d, const blocks_t *b,
@@ -182,7 +196,7 @@ static void gather_leaders(shm_team_t *t, const shm_coll_buf_t *d, const blocks_
         shm_coll_wait(t, ho->memb[ho->start[x] + i]); /* its block is here */
     if (alg == SHM_GATHER_LINEAR) {
         for (int s = 1; s < k; s++)
-            put_host(t, d, b, ho, x, LEADER(x + s));
+            put_hosts(t, d, b, ho, x, 1, LEADER(x + s));
         shm_coll_quiet();
         for (int s = 1; s < k; s++)
             shm_coll_flag(t, LEADER(x + s));
@@ -190,7 +204,7 @@ static void gather_leaders(shm_team_t *t, const shm_coll_buf_t *d, const blocks_
             shm_coll_wait(t, LEADER(x - s));
     } else if (alg == SHM_GATHER_RING) {
         for (int s = 0; s < k - 1; s++) {
-            put_host(t, d, b, ho, ((x - s) % k + k) % k, LEADER(x + 1));
+            put_hosts(t, d, b, ho, ((x - s) % k + k) % k, 1, LEADER(x + 1));
             shm_coll_quiet();
             shm_coll_flag(t, LEADER(x + 1));
             shm_coll_wait(t, LEADER(x - 1));
@@ -198,8 +212,7 @@ static void gather_leaders(shm_team_t *t, const shm_coll_buf_t *d, const blocks_
     } else {
         for (int dist = 1; dist < k; dist <<= 1) {
             int cnt = dist < k - dist ? dist : k - dist;
-            for (int g = 0; g < cnt; g++)
-                put_host(t, d, b, ho, ((x - g) % k + k) % k, LEADER(x + dist));
+            put_hosts(t, d, b, ho, ((x - cnt + 1) % k + k) % k, cnt, LEADER(x + dist));
             shm_coll_quiet();
             shm_coll_flag(t, LEADER(x + dist));
             shm_coll_wait(t, LEADER(x - dist));

@@ -137,6 +137,8 @@ typedef struct {
     int thread_safe;      /**< several threads call in at once */
     size_t cq_size;       /**< 0: default */
     int wait_fd;          /**< open the CQ with a wait object where the provider has one */
+    int job_auth;         /**< talks to this job's PEs only: the job's authorization key where
+                               the provider wants one (else the data services' common key) */
 } cdt_msg_cfg_t;
 
 /**

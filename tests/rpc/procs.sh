@@ -12,6 +12,17 @@ procs_setup() {
       shm) PROVIDER=shm; export SHMEM_RPC_SAME_HOST=0 ;;
       tcp) PROVIDER="tcp;ofi_rxm"; export FI_TCP_IFACE=lo SHMEM_RPC_SAME_HOST=0 ;;
       sq) PROVIDER=shm; export SHMEM_RPC_SAME_HOST=1 ;;
+      # The contract-checking fabric (tests/fabric) under a provider's
+      # profile, over tcp;ofi_rxm on loopback; SHMEM_OFI_LIBRARY comes from ctest.
+      fab_*)
+        export FABCHECK_PROFILE=${1#fab_} FABCHECK_PROVIDER="tcp;ofi_rxm" FI_TCP_IFACE=lo \
+               SHMEM_RPC_SAME_HOST=0
+        case $FABCHECK_PROFILE in
+          verbs) PROVIDER="verbs;ofi_rxm" ;;
+          strict) PROVIDER=fabcheck_strict ;;
+          *) PROVIDER=$FABCHECK_PROFILE ;;
+        esac
+        [ -n "${SHMEM_OFI_LIBRARY:-}" ] || { echo "$1: SHMEM_OFI_LIBRARY is not set"; exit 2; } ;;
       *) echo "unknown provider $1"; exit 2 ;;
     esac
     W=$(mktemp -d "${TMPDIR:-/tmp}/$2.XXXXXX") || exit 1

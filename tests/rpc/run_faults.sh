@@ -194,7 +194,7 @@ client_pull | client_push | client_pull_late | client_push_late | client_stopped
   # (ORPC_EFABRIC, -3) is reported as it is; ORPC_EPEER where the server
   # can tell the client is dead (its pid on shm, the same-host queues).
   want=": -13 ("
-  [ "$PROV" = tcp ] && want=": -13 (\|: -3 ("
+  case $PROV in tcp | fab_*) want=": -13 (\|: -3 (" ;; esac
   echo "$line" | grep -q "$want" || fail "the transfer failed $took ms after the kill, but not with ORPC_EPEER: $line"
   [ "$took" -le "$BOUND" ] || fail "the transfer failed $took ms after the kill (bound $BOUND ms)"
   # The bystander was served during and after; the dead client's share is gone.

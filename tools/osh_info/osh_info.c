@@ -15,6 +15,7 @@
 
 #include <shmem.h>
 
+#include "conduit/ofi/ofi.h"
 #include "core/env.h"
 
 #ifndef OFISHMEM_VERSION_STRING
@@ -32,22 +33,6 @@
 #ifndef OFISHMEM_BUILD_TYPE
 #define OFISHMEM_BUILD_TYPE "unknown"
 #endif
-
-static int provider_available(const char *name)
-{
-    struct fi_info *hints = fi_allocinfo(), *info = NULL;
-    if (hints == NULL)
-        return 0;
-    hints->caps = FI_RMA;
-    hints->ep_attr->type = FI_EP_RDM;
-    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY;
-    hints->fabric_attr->prov_name = strdup(name);
-    int rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &info);
-    fi_freeinfo(hints);
-    if (info)
-        fi_freeinfo(info);
-    return rc == 0;
-}
 
 /* Where this osh_info is installed: PREFIX/BINDIR/osh_info, found from
  * /proc/self/exe because a prefix may be moved as a whole; the configured
@@ -102,28 +87,24 @@ int main(int argc, char **argv)
            FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
     printf("  PMIx: %s (launchers: oshrun, srun --mpi=pmix, Open MPI mpirun)\n",
            PMIx_Get_version());
-    static const char *const provs[] = {"shm", "tcp;ofi_rxm", "verbs;ofi_rxm", "sockets",
-                                        "udp;ofi_rxd", "efa", "psm3", "cxi"};
-    int have_shm = 0, have_tcp = 0;
-    printf("  providers with RDM + RMA:");
-    for (size_t i = 0; i < sizeof(provs) / sizeof(provs[0]); i++)
-        if (provider_available(provs[i])) {
-            printf(" %s", provs[i]);
-            have_shm |= i == 0;
-            have_tcp |= i == 1;
-        }
-    printf("\n");
-    /* The choice ofi_init.c makes when SHMEM_OFI_PROVIDER and FI_PROVIDER are empty. */
-    printf("  default provider: one host %s%s, several hosts %s%s\n", "shm",
-           have_shm ? "" : " (NOT FOUND)", "tcp;ofi_rxm", have_tcp ? "" : " (NOT FOUND)");
-    printf("\n");
-
-    shm_env_t env;
+    /* The library's own choice (conduit/ofi/ofi_select.c), through its loader:
+     * SHMEM_OFI_LIBRARY and FI_PROVIDER apply as they do to a job. */
     char err[256];
-    if (shm_env_load(&env, shm_env_from_process, err, sizeof(err)) != SHM_OK) {
+    if (shm_env_load(&shm_env_g, shm_env_from_process, err, sizeof(err)) != SHM_OK) {
         fprintf(stderr, "osh_info: %s\n", err);
         return 1;
     }
-    shm_env_print(stdout, &env, 0);
+    if (cdt_ofi_dl_load() == 0) {
+        printf("  libfabric loaded: %s (runtime %u.%u)\n", cdt_ofi_dl_name(), FI_MAJOR(fi_version()),
+               FI_MINOR(fi_version()));
+        cdt_ofi_candidates_print(stdout, 1, NULL, NULL);
+        cdt_ofi_candidates_print(stdout, 2, NULL, NULL);
+        printf("  (SHMEM_OFI_PROVIDER or FI_PROVIDER names one; a job on one host whose PEs map\n"
+               "   each other's memory opens none: SHMEM_FABRIC)\n");
+    }
+    printf("\n");
+
+    printf("\n");
+    shm_env_print(stdout, &shm_env_g, 0);
     return 0;
 }

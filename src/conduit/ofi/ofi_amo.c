@@ -77,6 +77,13 @@ void cdt_ofi_amo_init(void)
      * and delivery-complete: quiet means applied, on every provider. */
     cdt_ofi_amo_g.post_flags = FI_INJECT | FI_DELIVERY_COMPLETE;
     cdt_ofi_amo_g.fetch_flags = FI_INJECT;
+    /* An 8-byte operand above the provider's inject size: the operand stays
+     * in place until completion instead (slots under FI_MR_LOCAL, else the
+     * fast paths wait for it). */
+    if (cdt_ofi_g.caps.inject_size < sizeof(uint64_t)) {
+        cdt_ofi_amo_g.post_flags &= ~(uint64_t)FI_INJECT;
+        cdt_ofi_amo_g.fetch_flags &= ~(uint64_t)FI_INJECT;
+    }
     cdt_ofi_amo_g.post_via_fetch = cdt_ofi_prov_row(cdt_ofi_g.prov_name)->amo_post_via_fetch;
     if (cdt_ofi_g.caps.native_amo && (keep_all || keep_cswap))
         for (int t = 0; t < CDT_AMO_NTYPES; t++)
@@ -91,18 +98,29 @@ void cdt_ofi_amo_init(void)
             for (int op = CDT_AMO_ADD; op <= CDT_AMO_SET; op++)
                 cdt_ofi_amo_g.path[t][op] = cdt_ofi_amo_g.path[t][op + CDT_AMO_FETCH_ADD];
 
-    /* What the provider lacks is emulated with its compare-and-swap of the
-     * same width (src/atomics); without one of each width, every AMO goes by
-     * active message instead (a mix would not be atomic). */
+    /*
+     * One mechanism per type, decided here for every PE alike (they probe
+     * the same provider): what the provider lacks for a type is emulated
+     * with its compare-and-swap of the type's width (src/atomics), which is
+     * atomic with the provider's other atomics on the word. A type whose
+     * width has no compare-and-swap goes wholly by active message, every
+     * operation on it a CPU atomic at the target: a native add racing an
+     * active-message xor on one word would not be atomic.
+     */
     const uint8_t(*p)[CDT_AMO_NOPS] = cdt_ofi_amo_g.path;
-    int cswap32 = p[CDT_AMO_INT32][CDT_AMO_CSWAP] || p[CDT_AMO_UINT32][CDT_AMO_CSWAP];
-    int cswap64 = p[CDT_AMO_INT64][CDT_AMO_CSWAP] || p[CDT_AMO_UINT64][CDT_AMO_CSWAP];
-    if (!cswap32 || !cswap64) {
-        memset(cdt_ofi_amo_g.path, CDT_AMO_PATH_NONE, sizeof(cdt_ofi_amo_g.path));
-        if (cdt_ofi_amo_am_open() == 0) {
-            memset(cdt_ofi_amo_g.path, CDT_AMO_PATH_AM, sizeof(cdt_ofi_amo_g.path));
-            cdt_ofi_amo_g.am_on = cdt_ofi_amo_g.am_all = 1;
-        }
+    int cswap[2] = {p[CDT_AMO_INT32][CDT_AMO_CSWAP] || p[CDT_AMO_UINT32][CDT_AMO_CSWAP],
+                    p[CDT_AMO_INT64][CDT_AMO_CSWAP] || p[CDT_AMO_UINT64][CDT_AMO_CSWAP]};
+    int by_am = 0;
+    for (int t = 0; t < CDT_AMO_NTYPES; t++)
+        by_am += !cswap[amo_types[t].size == 8];
+    if (by_am > 0) {
+        int am = cdt_ofi_amo_am_open() == 0;
+        for (int t = 0; t < CDT_AMO_NTYPES; t++)
+            if (!cswap[amo_types[t].size == 8])
+                memset(cdt_ofi_amo_g.path[t], am ? CDT_AMO_PATH_AM : CDT_AMO_PATH_NONE,
+                       sizeof(cdt_ofi_amo_g.path[t]));
+        cdt_ofi_amo_g.am_on = am;
+        cdt_ofi_amo_g.am_all = am && by_am == CDT_AMO_NTYPES;
     }
 
     /*
@@ -193,6 +211,8 @@ void cdt_ofi_amo_wait(cdt_ctx_t *ctx)
         uint64_t v = fi_cntr_read(ctx->get_cntr);
         if (v >= target) {
             ctx->get_done = target;
+            if (shm_unlikely(ctx->lmr != NULL))
+                cdt_ofi_lmr_gets_done(ctx);
             return;
         }
         if (shm_unlikely(fi_cntr_readerr(ctx->get_cntr) != ctx->get_err)) {
@@ -243,3 +263,105 @@ void cdt_ofi_amo_retry(cdt_ctx_t *ctx, ssize_t rc, const struct fi_msg_atomic *m
     }
 }
 
+
+/*
+ * A provider atomic under a contract that asks for descriptors (FI_MR_LOCAL:
+ * operand and compare values go from registered slots, a fetched value
+ * comes into one and is copied out when the reads are complete) or context
+ * memory per operation (FI_CONTEXT/FI_CONTEXT2: the context's ring). A
+ * shared context holds its lock from the first step to the last.
+ */
+void cdt_ofi_amo_contract(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg, size_t off,
+                          const void *operand, const void *cond, void *result, int pe,
+                          int blocking)
+{
+    size_t size = amo_types[t].size;
+    int kind = amo_ops[op].kind; /* 0 plain, 1 fetching, 2 compare */
+    int fetching = kind != 0 || cdt_ofi_amo_g.post_via_fetch;
+    int shared = (ctx->flags & CDT_CTX_SHARED) != 0;
+    int mr_local = cdt_ofi_g.caps.mr_local;
+    static const uint64_t zero[2];
+    cdt_ofi_lmr_lock(ctx);
+    /* Where the fetched value lands: the caller's buffer if registered. */
+    void *res_desc = NULL;
+    int res_slot = 0;
+    if (fetching && mr_local) {
+        res_desc = result ? cdt_ofi_lmr_desc(ctx, result, size) : NULL;
+        if (res_desc == NULL && result && shared && !blocking)
+            res_desc = cdt_ofi_lmr_reg(ctx, result, size, FI_READ, pe); /* until a drain */
+        res_slot = res_desc == NULL;
+    }
+    int defer = res_slot && result && !shared;
+    unsigned nslots = mr_local ? 1u + (kind == 2) + (unsigned)res_slot : 0u;
+    cdt_ofi_lmr_reserve(ctx, nslots, defer, 0);
+
+    const void *opnd = operand ? operand : (result ? result : zero);
+    void *op_buf = mr_local ? cdt_ofi_lmr_slot(ctx, operand ? operand : zero, size) : (void *)opnd;
+    void *cmp_buf = (kind == 2 && mr_local) ? cdt_ofi_lmr_slot(ctx, cond, size) : (void *)cond;
+    void *res_buf = res_slot ? cdt_ofi_lmr_slot(ctx, NULL, 0)
+                             : (result ? result : (void *)&cdt_ofi_amo_sink_g);
+    if (res_slot)
+        res_desc = cdt_ofi_lmr_desc(ctx, res_buf, size);
+    if (defer)
+        cdt_ofi_lmr_defer(ctx, result, res_buf, size);
+    void *op_desc = cdt_ofi_lmr_desc(ctx, op_buf, size);
+    void *cmp_desc = kind == 2 ? cdt_ofi_lmr_desc(ctx, cmp_buf, size) : NULL;
+
+    const cdt_ofi_peer_t *p = cdt_ofi_peer(pe);
+    const cdt_ofi_rseg_t *r = &p->seg[seg];
+    struct fi_ioc ioc = {.addr = op_buf, .count = 1};
+    struct fi_ioc cmp = {.addr = cmp_buf, .count = 1};
+    struct fi_ioc res = {.addr = res_buf, .count = 1};
+    struct fi_rma_ioc rioc = {.addr = r->base + off, .count = 1, .key = r->key};
+    /* A plain atomic issued as its fetching twin (amo_post_via_fetch). */
+    cdt_amo_op_t fop = kind == 0 && fetching ? (cdt_amo_op_t)(op + CDT_AMO_FETCH_ADD) : op;
+    struct fi_msg_atomic msg = {.msg_iov = &ioc, .desc = &op_desc, .iov_count = 1,
+                                .addr = (fi_addr_t)(p->addr1 - 1), .rma_iov = &rioc,
+                                .rma_iov_count = 1, .datatype = cdt_ofi_amo_dt(t),
+                                .op = cdt_ofi_amo_fiop(fop)};
+    msg.context = cdt_ofi_lmr_opctx(ctx, fetching ? CDT_OP_FETCH_AMO : CDT_OP_AMO, pe,
+                                    fetching ? &ctx->get_issued : &ctx->put_issued);
+    uint64_t *flags = fetching ? &cdt_ofi_amo_g.fetch_flags : &cdt_ofi_amo_g.post_flags;
+    const char *what = fetching ? "fetching atomic" : "atomic";
+    cdt_ofi_stall_t stall = {0};
+    ssize_t rc;
+    for (;;) {
+        uint64_t fl = __atomic_load_n(flags, __ATOMIC_RELAXED);
+        if (kind == 2)
+            rc = fi_compare_atomicmsg(ctx->ep, &msg, &cmp, &cmp_desc, 1, &res, &res_desc, 1, fl);
+        else if (fetching)
+            rc = fi_fetch_atomicmsg(ctx->ep, &msg, &res, &res_desc, 1, fl);
+        else
+            rc = fi_atomicmsg(ctx->ep, &msg, fl);
+        if (rc == -FI_EAGAIN) {
+            amo_ctx_progress(ctx);
+            cdt_ofi_issued(ctx, pe);
+            cdt_ofi_stall_check(&stall, 0, ctx, what, pe);
+        } else if (rc != 0 && (fl & FI_INJECT) &&
+                   (rc == -FI_EINVAL || rc == -FI_EOPNOTSUPP || rc == -FI_ENOSYS ||
+                    rc == -FI_EMSGSIZE)) {
+            SHM_INFO(AMO, "%s: provider %s refuses FI_INJECT (%s); waiting for completion instead",
+                     what, cdt_ofi_g.prov_name, fi_strerror((int)-rc));
+            __atomic_and_fetch(flags, ~(uint64_t)FI_INJECT, __ATOMIC_RELAXED);
+        } else {
+            break;
+        }
+    }
+    if (rc != 0)
+        cdt_ofi_amo_retry(ctx, rc, &msg, kind == 2 ? &cmp : NULL, fetching ? &res : NULL, pe);
+    cdt_ofi_issued(ctx, pe);
+    /* Without FI_INJECT the provider reads the operand until completion:
+     * in a slot that is free until the next drain; the caller's is not. */
+    int wait = blocking && fetching;
+    if (!mr_local && !(__atomic_load_n(flags, __ATOMIC_RELAXED) & FI_INJECT))
+        wait = 1;
+    if (wait) {
+        if (fetching)
+            cdt_ofi_amo_wait(ctx); /* runs the deferred copies */
+        else
+            cdt_ofi_wait_puts(ctx);
+    }
+    if (res_slot && result && shared && blocking)
+        memcpy(result, res_buf, size);
+    cdt_ofi_lmr_unlock(ctx);
+}

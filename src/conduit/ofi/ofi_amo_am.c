@@ -148,7 +148,8 @@ int cdt_ofi_amo_am_open(void)
 {
     cdt_msg_cfg_t cfg = {.provider = cdt_ofi_g.prov_name,
                          .thread_safe = cdt_ofi_g.cfg.thread_safe,
-                         .wait_fd = cdt_ofi_g.prog_mode == OFI_PROG_WAIT};
+                         .wait_fd = cdt_ofi_g.prog_mode == OFI_PROG_WAIT,
+                         .job_auth = 1};
     shm_status_t st = cdt_msg_open(&cfg, &am_g.ep);
     if (st != SHM_OK) {
         SHM_WARN(AMO, "no message endpoint on %s for atomics by active message: %s",

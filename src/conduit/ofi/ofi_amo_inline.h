@@ -138,6 +138,11 @@ void cdt_ofi_amo_am(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg, 
 void cdt_ofi_amo_wait(cdt_ctx_t *ctx);
 void cdt_amo_by_target(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg, size_t off,
                        const void *operand, const void *cond, void *result, int pe, int blocking);
+/* Any provider atomic where the provider's contract asks for descriptors or
+ * contexts (cdt_ofi_fast_g.contract). */
+void cdt_ofi_amo_contract(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg, size_t off,
+                          const void *operand, const void *cond, void *result, int pe,
+                          int blocking);
 
 static inline enum fi_datatype cdt_ofi_amo_dt(cdt_amo_type_t t)
 {
@@ -176,13 +181,17 @@ static inline enum fi_op cdt_ofi_amo_fiop(cdt_amo_op_t op)
                                  .rma_iov_count = 1,                           \
                                  .datatype = cdt_ofi_amo_dt(t_),               \
                                  .op = cdt_ofi_amo_fiop(op_),                  \
-                                 .context = CDT_OFI_OPCTX(kind_, pe_)}
+                                 .context = cdt_ofi_peer_opctx(p_, kind_)}
 
 static inline void cdt_amo(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg,
                            size_t off, const void *operand, int pe)
 {
     if (shm_unlikely(cdt_ofi_amo_g.path[t][op] != CDT_AMO_PATH_NATIVE)) {
         cdt_ofi_amo_am(ctx, t, op, seg, off, operand, NULL, NULL, pe, 0);
+        return;
+    }
+    if (shm_unlikely(cdt_ofi_fast_g.contract)) {
+        cdt_ofi_amo_contract(ctx, t, op, seg, off, operand, NULL, NULL, pe, 0);
         return;
     }
     CDT_OFI_AMO_MSG(msg, ioc, rioc, t, op, seg, off, operand, pe, CDT_OP_AMO);
@@ -214,6 +223,10 @@ static inline void cdt_fetch_amo_nbi(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_o
         cdt_ofi_amo_am(ctx, t, op, seg, off, operand, NULL, result, pe, 0);
         return;
     }
+    if (shm_unlikely(cdt_ofi_fast_g.contract)) {
+        cdt_ofi_amo_contract(ctx, t, op, seg, off, operand, NULL, result, pe, 0);
+        return;
+    }
     /* FETCH ignores the operand, but some providers copy it anyway. */
     CDT_OFI_AMO_MSG(msg, ioc, rioc, t, op, seg, off, operand ? operand : result, pe,
                     CDT_OP_FETCH_AMO);
@@ -234,6 +247,10 @@ static inline void cdt_fetch_amo(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t 
         cdt_ofi_amo_am(ctx, t, op, seg, off, operand, NULL, result, pe, 1);
         return;
     }
+    if (shm_unlikely(cdt_ofi_fast_g.contract)) {
+        cdt_ofi_amo_contract(ctx, t, op, seg, off, operand, NULL, result, pe, 1);
+        return;
+    }
     cdt_fetch_amo_nbi(ctx, t, op, seg, off, operand, result, pe);
     cdt_ofi_amo_wait(ctx);
 }
@@ -243,6 +260,10 @@ static inline void cdt_cswap_nbi(cdt_ctx_t *ctx, cdt_amo_type_t t, int seg, size
 {
     if (shm_unlikely(cdt_ofi_amo_g.path[t][CDT_AMO_CSWAP] != CDT_AMO_PATH_NATIVE)) {
         cdt_ofi_amo_am(ctx, t, CDT_AMO_CSWAP, seg, off, value, cond, result, pe, 0);
+        return;
+    }
+    if (shm_unlikely(cdt_ofi_fast_g.contract)) {
+        cdt_ofi_amo_contract(ctx, t, CDT_AMO_CSWAP, seg, off, value, cond, result, pe, 0);
         return;
     }
     CDT_OFI_AMO_MSG(msg, ioc, rioc, t, CDT_AMO_CSWAP, seg, off, value, pe, CDT_OP_FETCH_AMO);
@@ -263,6 +284,10 @@ static inline void cdt_cswap(cdt_ctx_t *ctx, cdt_amo_type_t t, int seg, size_t o
 {
     if (shm_unlikely(cdt_ofi_amo_g.path[t][CDT_AMO_CSWAP] != CDT_AMO_PATH_NATIVE)) {
         cdt_ofi_amo_am(ctx, t, CDT_AMO_CSWAP, seg, off, value, cond, result, pe, 1);
+        return;
+    }
+    if (shm_unlikely(cdt_ofi_fast_g.contract)) {
+        cdt_ofi_amo_contract(ctx, t, CDT_AMO_CSWAP, seg, off, value, cond, result, pe, 1);
         return;
     }
     cdt_cswap_nbi(ctx, t, seg, off, cond, value, result, pe);

@@ -46,9 +46,18 @@ shm_status_t cdt_bulk_expose(cdt_msg_ep_t *ep, void *buf, size_t len, unsigned a
     cdt_msg_dom_t *dom = ep->dom;
     size_t off;
     int seg;
-    /* Symmetric memory of this PE is registered already, in this domain. */
-    if (dom->is_pe && len > 0 && (seg = shm_heap_xlate(buf, len, &off)) >= 0 &&
-        cdt_ofi_g.mr[seg] != NULL) {
+    if (dom->mr_raw && len > 0) {
+        /* TODO(raw keys on the wire): a descriptor carries a 64-bit key. */
+        shm_error("bulk exposure on provider %s: it wants raw memory keys (FI_MR_RAW), and a "
+                  "bulk descriptor carries a 64-bit key",
+                  dom->prov);
+        return SHM_ERR_NOSYS;
+    }
+    /* Symmetric memory of this PE is registered already, in this domain
+     * (not where registrations belong to an endpoint: the PE's is bound to
+     * its default endpoint, which data-service peers do not address). */
+    if (dom->is_pe && !dom->mr_endpoint && len > 0 &&
+        (seg = shm_heap_xlate(buf, len, &off)) >= 0 && cdt_ofi_g.mr[seg] != NULL) {
         reg_p->mr = NULL;
         reg_p->key = fi_mr_key(cdt_ofi_g.mr[seg]);
         reg_p->rbase = dom->virt_addr ? (uint64_t)(uintptr_t)buf : off;
@@ -66,6 +75,14 @@ shm_status_t cdt_bulk_expose(cdt_msg_ep_t *ep, void *buf, size_t len, unsigned a
     int rc = -FI_ENOKEY;
     for (int tries = 0; tries < 8 && rc == -FI_ENOKEY; tries++)
         rc = fi_mr_reg(dom->domain, buf, len, acc, 0, next_key(dom), 0, &mr, NULL);
+    if (rc == 0 && dom->mr_endpoint) {
+        /* Bound to the endpoint peers address and enabled before its key is given out. */
+        rc = fi_mr_bind(mr, &ep->ctx.ep->fid, 0);
+        if (rc == 0)
+            rc = fi_mr_enable(mr);
+        if (rc != 0)
+            fi_close(&mr->fid);
+    }
     if (rc != 0) {
         shm_error("fi_mr_reg of %zu bytes failed on provider %s: %s", len, dom->prov,
                   fi_strerror(-rc));
@@ -85,11 +102,28 @@ void cdt_bulk_release(cdt_msg_ep_t *ep, cdt_bulk_reg_t *reg)
     reg->mr = NULL;
 }
 
+/* One contiguous bulk transfer (a piece of a vector one too). */
+static ssize_t bulk_one(cdt_msg_ep_t *ep, cdt_peer_t peer, int is_get, void *local,
+                        uint64_t raddr, uint64_t key, size_t len, void *ctx)
+{
+    cdt_ofi_xfer_t x = {.pe = -1, .user = ctx, .mep = ep,
+                        .max_frag = ep->dom->info->ep_attr->max_msg_size};
+    /* FI_MR_LOCAL: registered for this transfer; each fragment keeps it alive. */
+    shm_status_t st = cdt_msg_bulk_desc(ep, local, len, is_get ? FI_READ : FI_WRITE, &x.desc,
+                                        &x.mreg);
+    if (st != SHM_OK)
+        return st == SHM_ERR_NOMEM ? -FI_ENOMEM : -FI_EIO;
+    ssize_t rc = cdt_ofi_rma_frags(&ep->ctx, is_get, local, raddr, key, len,
+                                   cdt_msg_av_addr(ep, peer), &x);
+    cdt_msg_bulk_unref(ep, x.mreg);
+    return rc;
+}
+
 shm_status_t cdt_bulk_get(cdt_msg_ep_t *ep, cdt_peer_t peer, void *dst, uint64_t raddr,
                           uint64_t key, size_t len, void *ctx, uint64_t *nfrags_p)
 {
     uint64_t before = ep->ctx.get_issued;
-    ssize_t rc = cdt_ofi_rma_frags(&ep->ctx, 1, dst, raddr, key, len, peer, ctx, -1);
+    ssize_t rc = bulk_one(ep, peer, 1, dst, raddr, key, len, ctx);
     *nfrags_p = ep->ctx.get_issued - before;
     if (rc != 0)
         SHM_DEBUG(RPC, "bulk get of %zu bytes: %s", len, fi_strerror((int)-rc));
@@ -100,7 +134,7 @@ shm_status_t cdt_bulk_put(cdt_msg_ep_t *ep, cdt_peer_t peer, const void *src, ui
                           uint64_t key, size_t len, void *ctx, uint64_t *nfrags_p)
 {
     uint64_t before = ep->ctx.put_issued;
-    ssize_t rc = cdt_ofi_rma_frags(&ep->ctx, 0, (void *)src, raddr, key, len, peer, ctx, -1);
+    ssize_t rc = bulk_one(ep, peer, 0, (void *)src, raddr, key, len, ctx);
     *nfrags_p = ep->ctx.put_issued - before;
     if (rc != 0)
         SHM_DEBUG(RPC, "bulk put of %zu bytes: %s", len, fi_strerror((int)-rc));
@@ -121,7 +155,9 @@ shm_status_t cdt_bulk_xferv(cdt_msg_ep_t *ep, cdt_peer_t peer, int is_get,
                   ? info->tx_attr->iov_limit : info->tx_attr->rma_iov_limit;
         if (lim > BULK_IOV_CAP)
             lim = BULK_IOV_CAP;
-        if (lim == 0 || cdt_ofi_prov_row(ep->dom->prov)->rma_iov_slow)
+        /* FI_MR_LOCAL, FI_CONTEXT: one piece per operation, each with its own
+         * registration and context (bulk_one). */
+        if (lim == 0 || cdt_ofi_prov_row(ep->dom->prov)->rma_iov_slow || ep->mc != NULL)
             lim = 1;
         __atomic_store_n(&ep->bulk_iov_lim, lim, __ATOMIC_RELAXED); /* same value from any thread */
     }
@@ -133,8 +169,7 @@ shm_status_t cdt_bulk_xferv(cdt_msg_ep_t *ep, cdt_peer_t peer, int is_get,
     ssize_t rc = 0;
     for (size_t i = 0; i < n && rc == 0;) {
         if (p[i].len >= frag || lim == 1) {
-            rc = cdt_ofi_rma_frags(c, is_get, p[i].local, p[i].raddr, p[i].key, p[i].len, peer,
-                                   ctx, -1);
+            rc = bulk_one(ep, peer, is_get, p[i].local, p[i].raddr, p[i].key, p[i].len, ctx);
             i++;
             continue;
         }

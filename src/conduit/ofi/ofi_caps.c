@@ -17,7 +17,7 @@ static const cdt_ofi_prov_row_t prov_table[] = {
      * FI_MR_VIRT_ADDR is granted, so a counted put has landed; otherwise data
      * goes through the target's queue. */
     {.name = "shm", .put_needs_dc = -1, .inject_honours_dc = 0, .cntr_wait_broken = 1,
-     .needs_target_progress = 1,
+     .needs_target_progress = 1, .kick_progress = 1,
      /* A delivery-complete non-fetching atomic to oneself while peers send
       * theirs to the same PE crashes or hangs shm 1.17 (tests/pe_amo
       * amo_contention); the fetching path is sound, and faster. */
@@ -59,12 +59,40 @@ static const cdt_ofi_prov_row_t prov_table[] = {
      * the messages of put+quiet (4 per put instead of 2). */
     {.name = "sockets", .put_needs_dc = 1, .inject_honours_dc = 1, .read_orders_writes = 1,
      .cntr_wait_broken = 1, .needs_target_progress = 1, .sends_in_progress = 1},
+    /* psm3: "an endpoint can only communicate with endpoints with the same
+     * UUID"; jobs sharing the default UUID can collide (fi_psm3.7). */
+    {.name = "psm3", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 1,
+     .needs_target_progress = 1, .auth_job_uuid = 1},
 };
 
 static const cdt_ofi_prov_row_t prov_default = {
     .name = "(other)", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 1,
     .needs_target_progress = 1,
 };
+
+/*
+ * The software providers, by core name; every other provider is taken for
+ * a NIC's and preferred to these (ofi_select.c). udp (with ofi_rxd) and net
+ * misbehaved here (shared/PROVIDERS.md: atomics that never complete or
+ * return -FI_ENOSYS): only when named.
+ */
+static const cdt_ofi_class_row_t class_table[] = {
+    {"shm", CDT_OFI_CLASS_HOST, "same host only"},
+    {"tcp", CDT_OFI_CLASS_TCP, "TCP sockets"},
+    {"sockets", CDT_OFI_CLASS_SOCKETS, "TCP sockets (older provider)"},
+    {"udp", CDT_OFI_CLASS_AVOID, "unreliable here (atomics hang); only when named"},
+    {"net", CDT_OFI_CLASS_AVOID, "atomics fail here (-FI_ENOSYS); only when named"},
+};
+static const cdt_ofi_class_row_t class_hw = {"", CDT_OFI_CLASS_HW, "hardware (NIC) provider"};
+
+const cdt_ofi_class_row_t *cdt_ofi_prov_class(const char *prov_name)
+{
+    size_t n = strcspn(prov_name, ";");
+    for (size_t i = 0; i < sizeof(class_table) / sizeof(class_table[0]); i++)
+        if (strlen(class_table[i].core) == n && strncmp(class_table[i].core, prov_name, n) == 0)
+            return &class_table[i];
+    return &class_hw;
+}
 
 const cdt_ofi_prov_row_t *cdt_ofi_prov_row(const char *prov_name)
 {

@@ -106,8 +106,8 @@ void cdt_ofi_peer_fatal(int pe, int is_error, const char *fmt, ...)
     shm_fatal("%s", msg);
 }
 
-/* Who an operation's completion context names: (kind << 32) | pe, or 0. */
-static const char *op_name(uintptr_t op)
+/* The kind of operation a completion's context names. */
+static const char *op_name(uint32_t op)
 {
     switch (op) {
     case CDT_OP_PUT: return "put";
@@ -134,15 +134,16 @@ void cdt_ofi_report_cq_error(cdt_ctx_t *ctx, const char *what)
                            "%s to PE %d (host %s) failed on provider %s (no error entry: %s)",
                            what, pe, host, cdt_provider_name(), fi_strerror((int)-rc));
     }
-    uintptr_t c = (uintptr_t)err.op_context;
-    int pe = c ? (int)(c & 0xffffffffu) : __atomic_load_n(&ctx->last_pe, __ATOMIC_RELAXED);
+    /* Every operation on a PE's endpoint carries a cdt_ofi_opctx_t. */
+    const cdt_ofi_opctx_t *c = err.op_context;
+    int pe = c ? c->pe : __atomic_load_n(&ctx->last_pe, __ATOMIC_RELAXED);
     char perr[256];
     const char *p = fi_cq_strerror(ctx->cq, err.prov_errno, err.err_data, NULL, 0);
     snprintf(perr, sizeof(perr), "%s", p ? p : "-"); /* the provider's buffer is reused */
     char host[64];
     cdt_ofi_peer_host(pe, host, sizeof(host));
     cdt_ofi_peer_fatal(pe, 1, "%s to PE %d (host %s) failed on provider %s: %s (provider: %s)",
-                       c ? op_name(c >> 32) : what, pe, host, cdt_provider_name(),
+                       c ? op_name(c->op) : what, pe, host, cdt_provider_name(),
                        fi_strerror(err.err ? err.err : FI_EIO), perr);
 }
 
@@ -203,8 +204,14 @@ uint64_t cdt_probe_peer(cdt_ctx_t *ctx, int pe, size_t off, const char *what)
     uint64_t v = 0;
     const cdt_ofi_peer_t *p = cdt_ofi_peer(pe);
     const cdt_ofi_rseg_t *r = &p->seg[SHM_SEG_HEAP];
+    if (shm_unlikely(ctx->lmr != NULL)) {
+        /* Through the contract's get path: a slot, its descriptor, a context. */
+        cdt_ofi_get_slow(ctx, &v, r->base + off, r->key, sizeof(v), pe, 1);
+        return v;
+    }
+    const cdt_ofi_xfer_t x = {.op = CDT_OP_GET, .pe = pe};
     ssize_t rc = cdt_ofi_rma_frags(ctx, 1, &v, r->base + off, r->key, sizeof(v),
-                                   (fi_addr_t)(p->addr1 - 1), CDT_OFI_OPCTX(CDT_OP_GET, pe), pe);
+                                   (fi_addr_t)(p->addr1 - 1), &x);
     if (rc != 0)
         cdt_ofi_fatal_rc(what, pe, rc);
     cdt_ofi_issued(ctx, pe);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* Setup of the libfabric conduit: provider, domain, endpoints, MRs, exchange. */
 #include <sched.h>
-#include <sys/statvfs.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,7 +16,6 @@
 cdt_ofi_t cdt_ofi_g;
 cdt_ofi_fast_t cdt_ofi_fast_g;
 
-#define OFI_API FI_VERSION(1, 17)
 #define OFI_NAME_MAX 256
 #define OFI_KEY "ofishmem.ofi"
 #define OFI_AV_COUNT 256 /* the AV's size hint: see cdt_init */
@@ -26,7 +24,8 @@ cdt_ofi_fast_t cdt_ofi_fast_g;
 typedef struct {
     uint32_t namelen;
     uint32_t pad;
-    cdt_ofi_rseg_t seg[SHM_NSEGS]; /* base (0 when offsets) and key */
+    uint64_t base[SHM_NSEGS];      /* 0 when the provider addresses by offset */
+    cdt_ofi_rkey_t key[SHM_NSEGS];
     char name[OFI_NAME_MAX];
 } ofi_card_t;
 
@@ -40,98 +39,15 @@ typedef struct {
         }                                                                      \
     } while (0)
 
-/* Optional capability sets, tried richest first. */
-enum { HINT_ATOMIC = 0x1, HINT_MSG = 0x2 };
-
 /* Serialises inserting a peer into the AV with binding a new endpoint to it. */
 static pthread_mutex_t av_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static struct fi_info *make_hints(const cdt_config_t *cfg, const char *prov, int want)
-{
-    struct fi_info *h = fi_allocinfo();
-    if (h == NULL)
-        return NULL;
-    h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
-    if (want & HINT_ATOMIC)
-        h->caps |= FI_ATOMIC;
-    /* Messages let data services (src/rpc) share this domain and its heap MR. */
-    if (want & HINT_MSG)
-        h->caps |= FI_MSG | FI_MULTI_RECV | FI_SOURCE;
-    h->mode = 0; /* we use op contexts to carry (op, PE): no FI_CONTEXT */
-    h->ep_attr->type = FI_EP_RDM;
-    /* VIRT_ADDR lets shm copy through the kernel; others grant offsets. */
-    h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY;
-    h->domain_attr->threading = cfg->thread_safe ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
-    h->domain_attr->data_progress = FI_PROGRESS_MANUAL;
-    h->domain_attr->control_progress = FI_PROGRESS_MANUAL;
-    /* No ordering asked: asking shm for it turns its fast path off. */
-    h->tx_attr->msg_order = 0;
-    h->rx_attr->msg_order = 0;
-    if (prov && *prov)
-        h->fabric_attr->prov_name = strdup(prov);
-    if (cfg->domain && *cfg->domain)
-        h->domain_attr->name = strdup(cfg->domain);
-    return h;
-}
-
-/*
- * rxm's receive buffers, where the user set nothing. Its shared receive
- * context (the default endpoint's) posts FI_OFI_RXM_MSG_RX_SIZE buffers of
- * FI_OFI_RXM_BUFFER_SIZE, 4096 x 16 KiB when the size is unset: ~64 MB
- * touched per PE and ~0.3 s of CPU to open, which 64-128 PEs sharing a few
- * cores paid all at once (registration+endpoint 11 s mean at 64 PEs here).
- * That endpoint carries RMA and rxm's emulated atomics; the shared buffers
- * are reposted as they are consumed, so 128 serve every peer. 128 is also
- * rxm's own size for an endpoint without the shared context (contexts after
- * the default one, RPC clients): those are unchanged. rxm reads the value
- * once, when libfabric loads its providers (the first fi_getinfo of the
- * process), so it holds for the whole process, an RPC server's shared
- * context included, and only if this is that first call.
- */
-#define OFI_RXM_MSG_RX "128"
-
-static void rxm_defaults(void)
-{
-    if (shm_env_from_process("FI_OFI_RXM_MSG_RX_SIZE") == NULL)
-        setenv("FI_OFI_RXM_MSG_RX_SIZE", OFI_RXM_MSG_RX, 0);
-}
-
 static shm_status_t choose_provider(const cdt_config_t *cfg)
 {
-    const char *prov = cfg->provider;
-    if (prov == NULL || *prov == '\0') {
-        const char *fip = shm_env_from_process("FI_PROVIDER");
-        prov = (fip && *fip) ? fip : (cfg->nnodes <= 1 ? "shm" : "tcp;ofi_rxm");
-    }
-    if (strstr(prov, "ofi_rxm") != NULL)
-        rxm_defaults();
     struct fi_info *info = NULL;
-    int rc = -FI_ENODATA;
-    static const int tries[] = {HINT_ATOMIC | HINT_MSG, HINT_ATOMIC, HINT_MSG, 0};
-    for (size_t t = 0; t < sizeof(tries) / sizeof(tries[0]) && rc != 0; t++) {
-        struct fi_info *h = make_hints(cfg, prov, tries[t]);
-        if (h == NULL)
-            return SHM_ERR_NOMEM;
-        rc = fi_getinfo(OFI_API, NULL, NULL, 0, h, &info);
-        fi_freeinfo(h);
-    }
-    if (rc != 0 || info == NULL) {
-        struct statvfs sv;
-        if (strncmp(prov, "shm", 3) == 0 && statvfs("/dev/shm", &sv) == 0 &&
-            (uint64_t)sv.f_bavail * sv.f_frsize < ((uint64_t)64 << 20)) {
-            /* libfabric's shm keeps its regions there and offers nothing
-             * when it is nearly full (seen with an 8 MiB /dev/shm). */
-            shm_error("libfabric's shm provider is not available: /dev/shm has only %llu KiB "
-                      "free (it keeps its regions there); give the host or container more "
-                      "(e.g. docker --shm-size=1g) or use SHMEM_OFI_PROVIDER='tcp;ofi_rxm'",
-                      (unsigned long long)sv.f_bavail * sv.f_frsize / 1024);
-            return SHM_ERR_FABRIC;
-        }
-        shm_error("no libfabric provider '%s' with RDM endpoints and RMA (fi_getinfo: %s); "
-                  "set SHMEM_OFI_PROVIDER to one that `fi_info` lists",
-                  prov, fi_strerror(-rc));
-        return SHM_ERR_FABRIC;
-    }
+    shm_status_t st = cdt_ofi_choose_provider(cfg, &info);
+    if (st != SHM_OK)
+        return st;
     cdt_ofi_g.info = info;
     snprintf(cdt_ofi_g.prov_name, sizeof(cdt_ofi_g.prov_name), "%s",
              info->fabric_attr->prov_name);
@@ -144,8 +60,20 @@ static void fill_caps(const cdt_config_t *cfg)
     cdt_ofi_caps_t *c = &cdt_ofi_g.caps;
     const cdt_ofi_prov_row_t *row = cdt_ofi_prov_row(cdt_ofi_g.prov_name);
 
-    c->mr_virt_addr = (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
-    c->mr_prov_key = (info->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0;
+    uint64_t mr = (uint64_t)info->domain_attr->mr_mode;
+    uint64_t mode = info->mode | info->tx_attr->mode | info->rx_attr->mode;
+    c->mr_virt_addr = (mr & FI_MR_VIRT_ADDR) != 0;
+    c->mr_prov_key = (mr & FI_MR_PROV_KEY) != 0;
+    c->mr_local = (mr & FI_MR_LOCAL) != 0;
+    c->mr_endpoint = (mr & FI_MR_ENDPOINT) != 0;
+    c->mr_raw = (mr & FI_MR_RAW) != 0;
+    c->mr_allocated = (mr & FI_MR_ALLOCATED) != 0;
+    c->mr_key_size = info->domain_attr->mr_key_size;
+    c->ctx_size = (mode & FI_CONTEXT2)  ? sizeof(struct fi_context2)
+                  : (mode & FI_CONTEXT) ? sizeof(struct fi_context)
+                                        : 0;
+    c->av_map = info->domain_attr->av_type == FI_AV_MAP;
+    c->auto_progress = info->domain_attr->data_progress == FI_PROGRESS_AUTO;
     c->native_amo = (info->caps & FI_ATOMIC) != 0;
     c->put_needs_dc = row->put_needs_dc < 0 ? !c->mr_virt_addr : row->put_needs_dc;
     c->inject_honours_dc = row->inject_honours_dc;
@@ -164,6 +92,14 @@ static void fill_caps(const cdt_config_t *cfg)
          * quiet buys their delivery with one read per PE written. */
         cdt_ofi_fast_g.inject_size = cdt_plan_inject_size(c->inject_size, cfg->inject_size, 0, 0);
         cdt_ofi_fast_g.inject_flush = cdt_ofi_fast_g.inject_size > 0;
+    }
+    /* Descriptors or contexts per operation: every operation but an inject
+     * leaves the fast paths, and quiet never reads injects back (the
+     * read-back's sink would need both). */
+    cdt_ofi_fast_g.contract = c->mr_local || c->ctx_size != 0;
+    if (cdt_ofi_fast_g.contract && cdt_ofi_fast_g.inject_flush) {
+        cdt_ofi_fast_g.inject_flush = 0;
+        cdt_ofi_fast_g.inject_size = 0;
     }
     cdt_ofi_fast_g.flag_progress = row->sends_in_progress &&
                                    info->domain_attr->data_progress == FI_PROGRESS_MANUAL;
@@ -188,7 +124,7 @@ static void fill_caps(const cdt_config_t *cfg)
  * polling PE, launchers.netfault.down_amo hung in ~4 of 35 runs at load
  * 20-40 (cause not found); since it stands back 1 ms at a time, 60 of 60.
  */
-static int progress_mode(int want, const char *prov)
+static int progress_mode(int want, const cdt_ofi_prov_row_t *row)
 {
     switch (want) {
     case CDT_PROGRESS_OFF:
@@ -198,7 +134,7 @@ static int progress_mode(int want, const char *prov)
     case CDT_PROGRESS_WAIT:
         return OFI_PROG_WAIT;
     default:
-        return strcmp(prov, "shm") == 0 ? OFI_PROG_KICK : OFI_PROG_POLL;
+        return row->kick_progress ? OFI_PROG_KICK : OFI_PROG_POLL;
     }
 }
 
@@ -251,9 +187,12 @@ shm_status_t cdt_init(const cdt_config_t *cfg)
     if ((st = choose_provider(cfg)) != SHM_OK)
         return st;
     fill_caps(cfg);
-    cdt_ofi_g.prog_mode = progress_mode(cfg->progress_thread, cdt_ofi_g.prov_name);
+    cdt_ofi_g.prog_mode = progress_mode(cfg->progress_thread, cdt_ofi_prov_row(cdt_ofi_g.prov_name));
     if (cdt_ofi_g.caps.put_needs_dc)
         cdt_ofi_g.info->tx_attr->op_flags |= FI_DELIVERY_COMPLETE;
+    if (cdt_ofi_prov_row(cdt_ofi_g.prov_name)->auth_job_uuid &&
+        (st = cdt_ofi_job_auth_key(cdt_ofi_g.info, 1)) != SHM_OK)
+        return st;
 
     OFI_CHECK(fi_fabric(cdt_ofi_g.info->fabric_attr, &cdt_ofi_g.fabric, NULL), "fi_fabric");
     cdt_ofi_sweep_own_regions(cdt_ofi_g.prov_name);
@@ -270,7 +209,11 @@ shm_status_t cdt_init(const cdt_config_t *cfg)
     size_t av_count = (size_t)cfg->size;
     if (cdt_ofi_g.caps.lazy_connect && av_count > OFI_AV_COUNT)
         av_count = OFI_AV_COUNT;
-    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = av_count};
+    /* The provider's type where it has one (peers' fi_addr_t are kept per
+     * PE, so FI_AV_MAP's opaque ones serve as well). */
+    enum fi_av_type av_type = cdt_ofi_g.info->domain_attr->av_type;
+    struct fi_av_attr av_attr = {.type = av_type == FI_AV_UNSPEC ? FI_AV_TABLE : av_type,
+                                 .count = av_count};
     OFI_CHECK(fi_av_open(cdt_ofi_g.domain, &av_attr, &cdt_ofi_g.av, NULL), "fi_av_open");
     cdt_ofi_amo_init(); /* probes the domain's atomics */
 
@@ -278,8 +221,9 @@ shm_status_t cdt_init(const cdt_config_t *cfg)
     cdt_ofi_fast_g.peer = calloc((size_t)cfg->size, sizeof(cdt_ofi_peer_t));
     if (cdt_ofi_fast_g.peer == NULL)
         return SHM_ERR_NOMEM;
-    SHM_INFO(OFI, "provider %s, inject %zu (provider %zu), mr %s%s, amo %s, put %s",
-             cdt_ofi_g.prov_name, cdt_ofi_fast_g.inject_size, cdt_ofi_g.caps.inject_size,
+    SHM_INFO(OFI, "provider %s (%s), inject %zu (provider %zu), mr %s%s, amo %s, put %s",
+             cdt_ofi_g.prov_name, cdt_ofi_g.prov_why, cdt_ofi_fast_g.inject_size,
+             cdt_ofi_g.caps.inject_size,
              cdt_ofi_g.caps.mr_virt_addr ? "virt-addr" : "offset",
              cdt_ofi_g.caps.mr_prov_key ? "+prov-key" : "",
              cdt_ofi_g.caps.native_amo ? "native" : "none",
@@ -289,6 +233,7 @@ shm_status_t cdt_init(const cdt_config_t *cfg)
 
 shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
 {
+    shm_status_t st;
     memset(ctx, 0, sizeof(*ctx));
     ctx->flags = flags;
     if (cdt_ofi_g.no_fabric) {
@@ -361,14 +306,23 @@ shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
     ctx->inject_size = (cdt_ofi_fast_g.inject_flush && (flags & CDT_CTX_SHARED))
                            ? 0
                            : cdt_ofi_fast_g.inject_size;
+    /* FI_MR_ENDPOINT: peers address the default endpoint; the segments'
+     * registrations are bound to it and enabled before cdt_connect
+     * publishes their keys. */
+    if (is_dflt && (st = cdt_ofi_seg_bind(ctx->ep)) != SHM_OK)
+        return st;
+    /* Descriptors, bounce buffers in registered memory, context ring. */
+    if ((st = cdt_ofi_lmr_open(ctx, is_dflt)) != SHM_OK)
+        return st;
     long n = cdt_ofi_g.cfg.bounce_buffers;
-    if (!(flags & CDT_CTX_SHARED) && n > 0 && cdt_ofi_fast_g.bounce_size > 0) {
+    if (ctx->lmr == NULL && !(flags & CDT_CTX_SHARED) && n > 0 &&
+        cdt_ofi_fast_g.bounce_size > 0) {
         ctx->bounce = malloc((size_t)n * cdt_ofi_fast_g.bounce_size);
         if (ctx->bounce == NULL)
             return SHM_ERR_NOMEM;
         ctx->bounce_n = (unsigned)n;
     }
-    if (cdt_ofi_g.dflt == NULL) {
+    if (is_dflt) {
         cdt_ofi_g.dflt = ctx;
         /* Contexts made later only read and write: over rxm they need no
          * shared receive context, which costs ~70 MB and ~0.3-0.9 s per
@@ -383,6 +337,13 @@ shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
 
 void cdt_ctx_fini(cdt_ctx_t *ctx)
 {
+    cdt_ofi_lmr_close(ctx); /* its registrations are bound to the endpoint */
+    if (cdt_ofi_g.dflt == ctx && cdt_ofi_g.caps.mr_endpoint)
+        for (int s = 0; s < SHM_NSEGS; s++)
+            if (cdt_ofi_g.mr[s]) { /* bound to this endpoint: closed before it */
+                fi_close(&cdt_ofi_g.mr[s]->fid);
+                cdt_ofi_g.mr[s] = NULL;
+            }
     if (ctx->ep)
         fi_close(&ctx->ep->fid);
     if (ctx->cq)
@@ -391,7 +352,7 @@ void cdt_ctx_fini(cdt_ctx_t *ctx)
         fi_close(&ctx->put_cntr->fid);
     if (ctx->get_cntr)
         fi_close(&ctx->get_cntr->fid);
-    free(ctx->bounce);
+    free(ctx->bounce); /* NULL where the lmr held it */
     if (cdt_ofi_g.dflt == ctx)
         cdt_ofi_g.dflt = NULL;
     memset(ctx, 0, sizeof(*ctx));
@@ -406,10 +367,9 @@ shm_status_t cdt_seg_expose(int seg, void *base, size_t len)
         cdt_ofi_g.seg_len[seg] = len;
         return SHM_OK;
     }
-    uint64_t access = FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE;
-    OFI_CHECK(fi_mr_reg(cdt_ofi_g.domain, base, len, access, 0, (uint64_t)seg + 1, 0,
-                        &cdt_ofi_g.mr[seg], NULL),
-              "fi_mr_reg");
+    shm_status_t st = cdt_ofi_seg_register(seg, base, len);
+    if (st != SHM_OK)
+        return st;
     cdt_ofi_g.seg_base[seg] = (uint64_t)(uintptr_t)base;
     cdt_ofi_g.seg_len[seg] = len;
     return SHM_OK;
@@ -423,11 +383,12 @@ shm_status_t cdt_connect(void)
         size_t namelen = sizeof(card.name);
         OFI_CHECK(fi_getname(&cdt_ofi_g.dflt->ep->fid, card.name, &namelen), "fi_getname");
         card.namelen = (uint32_t)namelen;
-        for (int s = 0; s < SHM_NSEGS; s++) {
-            card.seg[s].base = cdt_ofi_g.caps.mr_virt_addr ? cdt_ofi_g.seg_base[s] : 0;
-            card.seg[s].key = cdt_ofi_g.mr[s] ? fi_mr_key(cdt_ofi_g.mr[s]) : 0;
+        for (int s = 0; s < SHM_NSEGS && st == SHM_OK; s++) {
+            card.base[s] = cdt_ofi_g.caps.mr_virt_addr ? cdt_ofi_g.seg_base[s] : 0;
+            st = cdt_ofi_seg_key(s, &card.key[s]);
         }
-        st = shm_rt_put(OFI_KEY, &card, sizeof(card));
+        if (st == SHM_OK)
+            st = shm_rt_put(OFI_KEY, &card, sizeof(card));
     }
     static char host[64]; /* kept: core/init.c may connect twice (a fabric after none) */
     if (st == SHM_OK && !host[0])
@@ -482,7 +443,17 @@ const cdt_ofi_peer_t *cdt_ofi_peer_slow(int pe)
                   "the same provider (%s here)?",
                   pe, c.namelen, rc, rc < 0 ? fi_strerror(-rc) : "not inserted",
                   cdt_ofi_g.prov_name);
-    memcpy(p->seg, c.seg, sizeof(c.seg));
+    for (int s = 0; s < SHM_NSEGS; s++) {
+        p->seg[s].base = c.base[s];
+        rc = cdt_ofi_peer_map_key(&c.key[s], &p->seg[s].key);
+        if (rc != 0)
+            shm_fatal("FI_MR_RAW: fi_mr_map_raw of PE %d's %s key (%u bytes) failed on "
+                      "provider %s: %s",
+                      pe, s == SHM_SEG_HEAP ? "heap" : "data+BSS", c.key[s].raw_len,
+                      cdt_ofi_g.prov_name, fi_strerror(-rc));
+    }
+    for (int op = 0; op < CDT_OP_N; op++)
+        p->opctx[op] = (cdt_ofi_opctx_t){.op = (uint32_t)op, .pe = pe};
     __atomic_store_n(&p->addr1, (uint64_t)fa + 1, __ATOMIC_RELEASE);
     cdt_ofi_g.npeers++;
     pthread_mutex_unlock(lock);
@@ -507,6 +478,7 @@ void cdt_fini(void)
 {
     cdt_progress_thread_stop();
     cdt_ofi_amo_am_fini();
+    cdt_ofi_peer_unmap_keys();
     for (int s = 0; s < SHM_NSEGS; s++)
         if (cdt_ofi_g.mr[s])
             fi_close(&cdt_ofi_g.mr[s]->fid);
@@ -538,9 +510,26 @@ void cdt_info_print(FILE *f)
         return;
     }
     const cdt_ofi_caps_t *c = &cdt_ofi_g.caps;
-    fprintf(f, "ofishmem conduit: libfabric %u.%u, provider %s, domain %s\n",
-            FI_MAJOR(fi_version()), FI_MINOR(fi_version()), cdt_provider_name(),
-            cdt_ofi_g.info ? cdt_ofi_g.info->domain_attr->name : "-");
+    fprintf(f, "ofishmem conduit: libfabric %u.%u (%s), provider %s, domain %s\n",
+            FI_MAJOR(fi_version()), FI_MINOR(fi_version()), cdt_ofi_dl_name(),
+            cdt_provider_name(), cdt_ofi_g.info ? cdt_ofi_g.info->domain_attr->name : "-");
+    cdt_ofi_candidates_print(f, cdt_ofi_g.cfg.nnodes, cdt_provider_name(), cdt_ofi_g.prov_why);
+    fprintf(f, "  contract: mr_mode%s%s%s%s%s%s%s, mode%s%s%s, av %s, progress %s; met by %s\n",
+            c->mr_local ? " LOCAL" : "", c->mr_allocated ? " ALLOCATED" : "",
+            c->mr_virt_addr ? " VIRT_ADDR" : "", c->mr_prov_key ? " PROV_KEY" : "",
+            c->mr_endpoint ? " ENDPOINT" : "", c->mr_raw ? " RAW" : "",
+            !(c->mr_local | c->mr_allocated | c->mr_virt_addr | c->mr_prov_key |
+              c->mr_endpoint | c->mr_raw)
+                ? " 0 (offsets, our keys)"
+                : "",
+            c->ctx_size == sizeof(struct fi_context2) ? " CONTEXT2"
+            : c->ctx_size                              ? " CONTEXT"
+                                                       : "",
+            c->ctx_size ? "" : " 0", "", c->av_map ? "map" : "table",
+            c->auto_progress ? "auto" : "manual",
+            cdt_ofi_fast_g.contract
+                ? "descriptors/contexts per operation (injects stay on the fast path)"
+                : "the fast paths (nothing per operation)");
     fprintf(f, "  addressing %s, keys %s; atomics %s; puts %s%s\n",
             c->mr_virt_addr ? "virtual" : "offset", c->mr_prov_key ? "provider" : "requested",
             c->native_amo ? "native (fabric)" : "not offered by provider",

@@ -32,7 +32,22 @@ typedef enum {
     CDT_OP_GET,
     CDT_OP_AMO,
     CDT_OP_FETCH_AMO,
+    CDT_OP_N
 } cdt_ofi_op_t;
+
+/*
+ * An operation's context: what the provider owns in FI_CONTEXT/FI_CONTEXT2
+ * mode (first, so that the pointer handed to libfabric is the struct's),
+ * and what a fault report names. Where the provider owns none, each peer
+ * has one per kind of operation (cdt_ofi_peer_t); where it does, each
+ * operation in flight has its own (the context's ring, ofi_mr.c). Never an
+ * integer cast to a pointer.
+ */
+typedef struct {
+    struct fi_context2 fi;
+    uint32_t op;                /* cdt_ofi_op_t */
+    int32_t pe;
+} cdt_ofi_opctx_t;
 
 /*
  * What this PE knows of another: its address-vector entry and its segments.
@@ -43,6 +58,7 @@ typedef enum {
 typedef struct {
     uint64_t addr1;             /* fi_addr_t + 1; 0: not known yet */
     cdt_ofi_rseg_t seg[SHM_NSEGS];
+    cdt_ofi_opctx_t opctx[CDT_OP_N]; /* [op]: contexts where the provider owns none */
 } cdt_ofi_peer_t;
 
 typedef struct {
@@ -59,6 +75,10 @@ typedef struct {
     uint64_t *kick_last;        /* [pe]: when we last woke it (ns) */
     uint64_t kick_ns;           /* wake a peer at most this often */
     uint64_t stall_ns;          /* a wait that sees no completion this long ends the job */
+    /* The provider's contract asks for more than the fast paths give (a
+     * descriptor per local buffer, or context memory per operation): every
+     * operation but an inject goes out of line (ofi_mr.c, ofi_amo.c). */
+    int contract;
 } cdt_ofi_fast_t;
 
 extern cdt_ofi_fast_t cdt_ofi_fast_g;
@@ -68,6 +88,18 @@ extern cdt_ofi_fast_t cdt_ofi_fast_g;
 extern unsigned cdt_ofi_app_ops_g;
 
 #define CDT_OFI_FLUSH_MAX 32
+
+/* A local copy that waits for a read to complete (FI_MR_LOCAL: the data
+ * came into a registered slot, not the caller's buffer). */
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t len;
+} cdt_ofi_defer_t;
+
+/* What a context keeps for the provider's contract (ofi_mr.c); NULL when
+ * the provider asks for nothing beyond the fast paths. */
+typedef struct cdt_ofi_lmr cdt_ofi_lmr_t;
 
 struct cdt_ctx {
     struct fid_ep *ep;
@@ -89,6 +121,7 @@ struct cdt_ctx {
     int flush_pe[CDT_OFI_FLUSH_MAX];
     unsigned char flush_inj[CDT_OFI_FLUSH_MAX]; /* an inject went there: read it back */
     uint64_t flush_sink;
+    cdt_ofi_lmr_t *lmr;            /* descriptors, context ring, deferred copies (ofi_mr.c) */
 };
 
 /* Out of line (ofi_rma.c). */
@@ -104,6 +137,7 @@ void cdt_ofi_wait_all(cdt_ctx_t *ctx);
 void cdt_ofi_kick_slow(int pe, uint64_t now);
 int cdt_ofi_flush_note(cdt_ctx_t *ctx, int pe);
 void cdt_ofi_flush(cdt_ctx_t *ctx);
+void cdt_ofi_lmr_quiet_done(cdt_ctx_t *ctx);
 
 const cdt_ofi_peer_t *cdt_ofi_peer_slow(int pe);
 
@@ -157,7 +191,11 @@ static inline void cdt_ofi_issued(cdt_ctx_t *ctx, int pe)
         cdt_ofi_kick_slow(pe, t);
 }
 
-#define CDT_OFI_OPCTX(op, pe) ((void *)(((uintptr_t)(op) << 32) | (uint32_t)(pe)))
+/* The context of an operation op to peer p where the provider owns none. */
+static inline void *cdt_ofi_peer_opctx(const cdt_ofi_peer_t *p, int op)
+{
+    return (void *)&p->opctx[op];
+}
 
 /*
  * Counts operations issued on a context. An operation is counted BEFORE it
@@ -267,8 +305,11 @@ static inline void cdt_quiet(cdt_ctx_t *ctx)
     if (__atomic_load_n(&ctx->get_done, __ATOMIC_RELAXED) !=
         __atomic_load_n(&ctx->get_issued, __ATOMIC_RELAXED))
         cdt_ofi_wait_gets(ctx);
-    if (!(ctx->flags & 0x1))
+    if (!(ctx->flags & 0x1)) {
         ctx->bounce_next = 0;
+        if (shm_unlikely(ctx->lmr != NULL))
+            cdt_ofi_lmr_quiet_done(ctx);
+    }
 }
 
 /*

@@ -70,6 +70,16 @@ static void dom_fill(cdt_msg_dom_t *dom)
     dom->prov_key = (info->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0;
     size_t ks = info->domain_attr->mr_key_size;
     dom->key_bits = (ks == 0 || ks >= 8) ? 64 : ks * 8;
+    uint64_t mode = info->mode | info->tx_attr->mode | info->rx_attr->mode;
+    dom->mr_local = (info->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
+    dom->mr_endpoint = (info->domain_attr->mr_mode & FI_MR_ENDPOINT) != 0;
+    dom->ctx_size = (mode & FI_CONTEXT2)  ? sizeof(struct fi_context2)
+                    : (mode & FI_CONTEXT) ? sizeof(struct fi_context)
+                                          : 0;
+    dom->av_map = info->domain_attr->av_type == FI_AV_MAP;
+    dom->async_iov = (mode & FI_ASYNC_IOV) != 0;
+    dom->mr_raw = (info->domain_attr->mr_mode & FI_MR_RAW) != 0;
+    dom->iov1 = info->tx_attr->iov_limit < 2;
     snprintf(dom->prov, sizeof(dom->prov), "%s", info->fabric_attr->prov_name);
 }
 
@@ -120,14 +130,15 @@ static shm_status_t own_dom_open(cdt_msg_dom_t *dom, const char *prov, int threa
         if (h == NULL)
             return SHM_ERR_NOMEM;
         h->caps = MSG_CAPS;
-        h->mode = 0;
+        h->mode = CDT_OFI_MODES;
         h->ep_attr->type = FI_EP_RDM;
-        h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY;
+        /* Every bit ofi_msg_mr.c honours (FI_MR_RAW: see cdt_bulk_expose). */
+        h->domain_attr->mr_mode = CDT_OFI_MR_MODES;
         /* Thread safety costs the provider a lock per call: only when asked. */
         h->domain_attr->threading = thread_safe ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
         h->domain_attr->data_progress = FI_PROGRESS_MANUAL;
         h->domain_attr->control_progress = FI_PROGRESS_MANUAL;
-        h->domain_attr->av_type = FI_AV_TABLE;
+        h->domain_attr->av_type = FI_AV_UNSPEC; /* FI_AV_MAP too: ofi_msg_mr.c */
         h->tx_attr->msg_order = 0;
         h->rx_attr->msg_order = 0;
         h->fabric_attr->prov_name = strdup(prov);
@@ -138,12 +149,24 @@ static shm_status_t own_dom_open(cdt_msg_dom_t *dom, const char *prov, int threa
             h->caps &= ~(uint64_t)FI_SOURCE;
             rc = fi_getinfo(MSG_API, NULL, NULL, 0, h, &info);
         }
+        if (rc != 0) {
+            /* A provider that moves data only by itself (FI_PROGRESS_AUTO). */
+            h->domain_attr->data_progress = FI_PROGRESS_UNSPEC;
+            h->domain_attr->control_progress = FI_PROGRESS_UNSPEC;
+            rc = fi_getinfo(MSG_API, NULL, NULL, 0, h, &info);
+        }
         fi_freeinfo(h);
         if (rc != 0 || info == NULL) {
             shm_error("no libfabric provider '%s' with messages, multi-recv and RMA "
                       "(fi_getinfo: %s); set SHMEM_RPC_PROVIDER to one `fi_info` lists",
                       prov, fi_strerror(-rc));
             return SHM_ERR_FABRIC;
+        }
+        /* The data services' key for the domain too (psm3: ofi_msg_open). */
+        if (cdt_ofi_prov_row(info->fabric_attr->prov_name)->auth_job_uuid &&
+            cdt_ofi_service_auth_key(info, 1) != SHM_OK) {
+            fi_freeinfo(info);
+            return SHM_ERR_NOMEM;
         }
         dom->info = info;
         dom->thread_safe = thread_safe;
@@ -251,7 +274,8 @@ shm_status_t cdt_msg_open(const cdt_msg_cfg_t *cfg, cdt_msg_ep_t **ep_p)
     ep->inject_size = dom->info->tx_attr->inject_size;
     ep->ctx.flags = cfg->thread_safe ? CDT_CTX_SHARED : 0;
 
-    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = 64};
+    /* FI_AV_MAP where the provider wants it: peers are then indices of ours. */
+    struct fi_av_attr av_attr = {.type = dom->av_map ? FI_AV_MAP : FI_AV_TABLE, .count = 64};
     struct fi_cq_attr qattr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE,
                                .size = cfg->cq_size ? cfg->cq_size : 4096};
     struct fi_cntr_attr cattr = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
@@ -268,7 +292,23 @@ shm_status_t cdt_msg_open(const cdt_msg_cfg_t *cfg, cdt_msg_ep_t **ep_p)
         MSG_CHECK(fi_cq_open(dom->domain, &qattr, &ep->ctx.cq, NULL), "fi_cq_open", fail);
     MSG_CHECK(fi_cntr_open(dom->domain, &cattr, &ep->ctx.put_cntr, NULL), "fi_cntr_open", fail);
     MSG_CHECK(fi_cntr_open(dom->domain, &cattr, &ep->ctx.get_cntr, NULL), "fi_cntr_open", fail);
-    MSG_CHECK(fi_endpoint(dom->domain, dom->info, &ep->ctx.ep, NULL), "fi_endpoint", fail);
+    /* Where the provider wants an authorization key (psm3's job UUID):
+     * the job's for its PEs' own endpoints, the data services' otherwise. */
+    struct fi_info *epi = dom->info;
+    if (cdt_ofi_prov_row(dom->prov)->auth_job_uuid) {
+        if ((epi = fi_dupinfo(dom->info)) == NULL) {
+            st = SHM_ERR_NOMEM;
+            goto fail;
+        }
+        st = cfg->job_auth ? cdt_ofi_job_auth_key(epi, 0) : cdt_ofi_service_auth_key(epi, 0);
+    }
+    if (st == SHM_OK && (st = cdt_msg_status(fi_endpoint(dom->domain, epi, &ep->ctx.ep, NULL))) !=
+                            SHM_OK)
+        shm_error("fi_endpoint failed on provider %s", dom->prov);
+    if (epi != dom->info)
+        fi_freeinfo(epi);
+    if (st != SHM_OK)
+        goto fail;
     MSG_CHECK(fi_ep_bind(ep->ctx.ep, &ep->av->fid, 0), "fi_ep_bind(av)", fail);
     MSG_CHECK(fi_ep_bind(ep->ctx.ep, &ep->ctx.put_cntr->fid, FI_WRITE), "fi_ep_bind(cntr)", fail);
     MSG_CHECK(fi_ep_bind(ep->ctx.ep, &ep->ctx.get_cntr->fid, FI_READ), "fi_ep_bind(cntr)", fail);
@@ -277,6 +317,8 @@ shm_status_t cdt_msg_open(const cdt_msg_cfg_t *cfg, cdt_msg_ep_t **ep_p)
                          FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION),
               "fi_ep_bind(cq)", fail);
     MSG_CHECK(fi_enable(ep->ctx.ep), "fi_enable", fail);
+    if ((st = cdt_msg_contract_open(ep)) != SHM_OK)
+        goto fail;
 
     /* Entry 0 is ourselves, so that a provider's "0" for an unknown sender
      * (shm) can never be mistaken for a real peer. */
@@ -287,7 +329,7 @@ shm_status_t cdt_msg_open(const cdt_msg_cfg_t *cfg, cdt_msg_ep_t **ep_p)
         goto fail;
     if ((st = cdt_msg_insert(ep, name, nlen, &self)) != SHM_OK)
         goto fail;
-    if (self != 0) {
+    if (self != 0) { /* FI_AV_MAP too: its first index of ours */
         shm_error("message endpoint: own address got AV entry %llu, not 0",
                   (unsigned long long)self);
         st = SHM_ERR_FABRIC;
@@ -307,6 +349,7 @@ void cdt_msg_close(cdt_msg_ep_t *ep)
 {
     if (ep == NULL)
         return;
+    cdt_msg_contract_close(ep); /* its registrations are bound to the endpoint */
     if (ep->ctx.ep)
         fi_close(&ep->ctx.ep->fid);
     if (ep->ctx.cq)
@@ -443,13 +486,21 @@ shm_status_t cdt_msg_insert(cdt_msg_ep_t *ep, const void *name, size_t len, cdt_
         SHM_DEBUG(RPC, "fi_av_insert returned %d (%s)", rc, rc < 0 ? fi_strerror(-rc) : "-");
         return rc < 0 ? cdt_msg_status(rc) : SHM_ERR_INVAL;
     }
+    if (ep->dom->av_map) {
+        shm_status_t st = cdt_msg_av_add(ep, fa, peer_p);
+        if (st != SHM_OK)
+            (void)fi_av_remove(ep->av, &fa, 1, 0);
+        return st;
+    }
     *peer_p = fa;
     return SHM_OK;
 }
 
 void cdt_msg_remove(cdt_msg_ep_t *ep, cdt_peer_t peer)
 {
-    fi_addr_t fa = peer;
+    fi_addr_t fa = cdt_msg_av_addr(ep, peer);
+    if (ep->dom->av_map)
+        cdt_msg_av_del(ep, peer);
     int rc = fi_av_remove(ep->av, &fa, 1, 0);
     if (rc != 0)
         SHM_DEBUG(RPC, "fi_av_remove(%llu): %s", (unsigned long long)peer, fi_strerror(-rc));
@@ -466,14 +517,19 @@ shm_status_t cdt_msg_set_min_multi_recv(cdt_msg_ep_t *ep, size_t bytes)
 shm_status_t cdt_msg_post_recv(cdt_msg_ep_t *ep, void *buf, size_t len, int multi, void *ctx)
 {
     struct iovec iov = {.iov_base = buf, .iov_len = len};
-    struct fi_msg msg = {.msg_iov = &iov, .iov_count = 1, .addr = FI_ADDR_UNSPEC,
-                         .context = ctx};
+    void *desc = cdt_msg_recv_desc(ep, buf, len);
+    if (desc == NULL && ep->dom->mr_local)
+        return SHM_ERR_FABRIC; /* it said why */
+    struct fi_msg msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1,
+                         .addr = FI_ADDR_UNSPEC, .context = cdt_msg_recv_opctx(ep, ctx, multi)};
     uint64_t flags = FI_COMPLETION | (multi ? FI_MULTI_RECV : 0);
     ssize_t rc;
     while ((rc = fi_recvmsg(ep->ctx.ep, &msg, flags)) == -FI_EAGAIN)
         fi_cq_read(ep->ctx.cq, NULL, 0);
-    if (rc != 0)
+    if (rc != 0) {
         shm_error("fi_recvmsg failed on provider %s: %s", ep->dom->prov, fi_strerror((int)-rc));
+        (void)cdt_msg_recv_user(ep, msg.context, 1);
+    }
     return cdt_msg_status((int)rc);
 }
 
@@ -482,12 +538,42 @@ shm_status_t cdt_msg_send(cdt_msg_ep_t *ep, cdt_peer_t peer, const void *hdr, si
 {
     struct iovec iov[2] = {{.iov_base = (void *)hdr, .iov_len = hdrlen},
                            {.iov_base = (void *)pay, .iov_len = paylen}};
-    struct fi_msg msg = {.msg_iov = iov, .iov_count = paylen ? 2 : 1, .addr = peer,
-                         .context = ctx};
+    void *desc[2] = {NULL, NULL};
+    struct fi_msg msg = {.msg_iov = iov, .desc = desc, .iov_count = paylen ? 2 : 1,
+                         .addr = cdt_msg_av_addr(ep, peer), .context = ctx};
     uint64_t flags = FI_COMPLETION;
-    if (hdrlen + paylen <= ep->inject_size)
+    char one[512]; /* one piece for an injected message where iovs are limited to 1 */
+    if (hdrlen + paylen <= ep->inject_size &&
+        (!ep->dom->iov1 || paylen == 0 || hdrlen + paylen <= sizeof(one))) {
         flags |= FI_INJECT;
+        msg.context = cdt_msg_opctx_get(ep, ctx);
+        if (ep->dom->iov1 && paylen > 0) { /* injected: copied before the call returns */
+            memcpy(one, hdr, hdrlen);
+            memcpy(one + hdrlen, pay, paylen);
+            iov[0] = (struct iovec){.iov_base = one, .iov_len = hdrlen + paylen};
+            msg.iov_count = 1;
+        }
+    } else if (ep->dom->mr_local || (ep->dom->iov1 && paylen > 0)) {
+        /* From a copy in one piece (registered under FI_MR_LOCAL), held
+         * until the send completes. */
+        shm_status_t st = cdt_msg_send_buf(ep, hdr, hdrlen, pay, paylen, ctx, &iov[0], &desc[0],
+                                           &msg.context);
+        if (st != SHM_OK)
+            return st;
+        msg.iov_count = 1;
+    } else {
+        msg.context = cdt_msg_opctx_get(ep, ctx);
+        if (ep->dom->async_iov && msg.iov_count > 1) {
+            struct iovec *iv = iov;
+            void **dv = desc;
+            cdt_msg_keep_iov(ep, msg.context, &iv, &dv);
+            msg.msg_iov = iv;
+            msg.desc = dv;
+        }
+    }
     ssize_t rc = fi_sendmsg(ep->ctx.ep, &msg, flags);
+    if (rc != 0)
+        (void)cdt_msg_opctx_put(ep, msg.context);
     if (rc == -FI_EAGAIN)
         fi_cq_read(ep->ctx.cq, NULL, 0); /* progress before the caller retries */
     else if (rc != 0)
@@ -513,17 +599,20 @@ int cdt_msg_poll(cdt_msg_ep_t *ep, cdt_msg_event_t *ev, int max)
         for (ssize_t i = 0; i < rc; i++) {
             cdt_msg_event_t *e = &ev[i];
             memset(e, 0, sizeof(*e));
-            e->ctx = ent[i].op_context;
             /* A buffer's release may come as an entry of its own that carries
              * FI_MULTI_RECV without FI_RECV (shm does): still a receive event. */
             if (ent[i].flags & (FI_RECV | FI_MULTI_RECV)) {
                 e->kind = CDT_MSG_RECV;
                 e->buf = ent[i].buf;
                 e->len = ent[i].len;
-                e->src = ep->has_source ? src[i] : CDT_PEER_NONE;
+                e->src = ep->has_source ? cdt_msg_av_index(ep, src[i]) : CDT_PEER_NONE;
                 e->released = (ent[i].flags & FI_MULTI_RECV) != 0;
+                /* A single (not multi) receive is done with its completion. */
+                e->ctx = cdt_msg_recv_user(ep, ent[i].op_context,
+                                           e->released || cdt_msg_recv_single(ep, ent[i].op_context));
             } else {
                 e->kind = CDT_MSG_SENT;
+                e->ctx = cdt_msg_opctx_put(ep, ent[i].op_context);
             }
         }
         return (int)rc;
@@ -535,12 +624,14 @@ int cdt_msg_poll(cdt_msg_ep_t *ep, cdt_msg_event_t *ev, int max)
         return 0;
     memset(ev, 0, sizeof(*ev));
     ev->kind = CDT_MSG_ERROR;
-    ev->ctx = err.op_context;
+    ev->released = (err.flags & FI_MULTI_RECV) != 0;
+    ev->ctx = (err.flags & FI_RECV) ? cdt_msg_recv_user(ep, err.op_context, ev->released ||
+                                                        cdt_msg_recv_single(ep, err.op_context))
+                                    : cdt_msg_opctx_put(ep, err.op_context);
     ev->buf = err.buf;
     ev->len = err.olen ? err.olen : err.len;
     ev->src = CDT_PEER_NONE;
     ev->on_recv = (err.flags & FI_RECV) != 0;
-    ev->released = (err.flags & FI_MULTI_RECV) != 0;
     ev->err = cdt_msg_status(err.err ? err.err : FI_EIO);
     ev->prov_err = fi_cq_strerror(ep->ctx.cq, err.prov_errno, err.err_data, NULL, 0);
     SHM_DEBUG(RPC, "completion error on %s: %s (flags 0x%llx, len %zu, olen %zu)",

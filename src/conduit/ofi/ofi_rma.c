@@ -135,6 +135,11 @@ static void wait_cntrs(cdt_ctx_t *ctx, const wait_one_t *w, int n)
         cdt_ofi_idle_pause();
     }
     __atomic_sub_fetch(&cdt_ofi_app_waiting_g, 1, __ATOMIC_RELAXED);
+    /* Every read is complete: values that came into slots go out. */
+    if (shm_unlikely(ctx->lmr != NULL) && !(ctx->flags & CDT_CTX_SHARED))
+        for (int i = 0; i < n; i++)
+            if (w[i].cntr == ctx->get_cntr)
+                cdt_ofi_lmr_gets_done(ctx);
 }
 
 static void wait_cntr(cdt_ctx_t *ctx, struct fid_cntr *cntr, uint64_t *issued, uint64_t *done,
@@ -183,34 +188,54 @@ static char *bounce_slot(cdt_ctx_t *ctx)
  * fragments in flight at once (the provider pipelines them), each counted
  * on the context. Returns 0 or the first -FI_E* that is not -FI_EAGAIN;
  * fragments issued before an error stay counted. Callers decide whether an
- * error ends the job (PE RMA) or fails one request (RPC bulk).
+ * error ends the job (PE RMA) or fails one request (RPC bulk). Each
+ * fragment has a context of its own where the provider owns contexts (the
+ * context's ring, or the message endpoint's pool).
  */
 ssize_t cdt_ofi_rma_frags(cdt_ctx_t *ctx, int is_get, void *lbuf, uint64_t raddr, uint64_t key,
-                          size_t bytes, fi_addr_t addr, void *opctx, int pe)
+                          size_t bytes, fi_addr_t addr, const cdt_ofi_xfer_t *x)
 {
     char *p = lbuf;
     /* A process that is not a PE (RPC client or server) has no fast table. */
     size_t frag = cdt_ofi_fast_g.frag_size ? cdt_ofi_fast_g.frag_size
                                            : cdt_plan_frag_size(0, 0);
+    if (x->max_frag && frag > x->max_frag)
+        frag = x->max_frag;
     uint64_t *issued = is_get ? &ctx->get_issued : &ctx->put_issued;
+    int pe = x->mep ? -1 : x->pe;
     for (size_t done = 0; done < bytes; done += frag) {
         size_t len = bytes - done < frag ? bytes - done : frag;
         ssize_t rc;
-        cdt_ofi_count(ctx, issued, 1); /* before the issue: see cdt_ofi_count */
+        void *oc;
+        if (x->mep) {
+            cdt_ofi_count(ctx, issued, 1); /* before the issue: see cdt_ofi_count */
+            oc = cdt_msg_opctx_get(x->mep, x->user);
+            cdt_msg_bulk_ref(x->mep, x->mreg, oc);
+        } else if (ctx->lmr) {
+            cdt_ofi_lmr_reserve(ctx, 0, 0, 0);
+            oc = cdt_ofi_lmr_opctx(ctx, x->op, pe, issued);
+        } else {
+            cdt_ofi_count(ctx, issued, 1);
+            oc = cdt_ofi_peer_opctx(cdt_ofi_peer(pe), x->op);
+        }
         cdt_ofi_stall_t stall = {0};
         for (;;) {
-            rc = is_get ? fi_read(ctx->ep, p + done, len, NULL, addr, raddr + done, key, opctx)
-                        : fi_write(ctx->ep, p + done, len, NULL, addr, raddr + done, key, opctx);
+            rc = is_get ? fi_read(ctx->ep, p + done, len, x->desc, addr, raddr + done, key, oc)
+                        : fi_write(ctx->ep, p + done, len, x->desc, addr, raddr + done, key, oc);
             if (rc != -FI_EAGAIN)
                 break;
             ctx_progress(ctx);
             if (pe >= 0) {
                 cdt_ofi_issued(ctx, pe);
                 cdt_ofi_stall_check(&stall, 0, ctx, is_get ? "get" : "put", pe);
+            } else if (x->mep) {
+                cdt_msg_progress(x->mep);
             }
         }
         if (shm_unlikely(rc != 0)) {
             cdt_ofi_count(ctx, issued, (uint64_t)-1); /* not issued after all */
+            if (x->mep)
+                cdt_msg_opctx_put(x->mep, oc);
             return rc;
         }
     }
@@ -258,20 +283,118 @@ void cdt_ofi_flush(cdt_ctx_t *ctx)
         const cdt_ofi_peer_t *p = cdt_ofi_peer(pe);
         const cdt_ofi_rseg_t *r = &p->seg[SHM_SEG_HEAP];
         cdt_ofi_count(ctx, &ctx->get_issued, 1); /* before the issue: see cdt_ofi_count */
+        /* Never in contract mode (fill_caps): the sink needs no descriptor. */
         CDT_RETRY(ctx,
                   fi_read(ctx->ep, &ctx->flush_sink, sizeof(ctx->flush_sink), NULL,
                           (fi_addr_t)(p->addr1 - 1), r->base, r->key,
-                          CDT_OFI_OPCTX(CDT_OP_PUT, pe)),
+                          cdt_ofi_peer_opctx(p, CDT_OP_PUT)),
                   "put (completion read)", pe);
     }
     ctx->nflush = 0;
     ctx->last_flush_pe = -1;
 }
 
+/* Where the provider's contract asks for descriptors or contexts (ofi_mr.c).
+ * A shared context holds its lock for the whole operation, its wait too. */
+static void put_contract(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *src,
+                         size_t bytes, int pe, int blocking)
+{
+    cdt_ofi_lmr_lock(ctx);
+    cdt_ofi_xfer_t x = {.op = CDT_OP_PUT, .pe = pe};
+    void *b = NULL;
+    if (cdt_plan_put(bytes, 0, cdt_ofi_fast_g.bounce_size, ctx->bounce_n) == CDT_PATH_BOUNCE &&
+        bytes <= cdt_ofi_fast_g.frag_size) {
+        cdt_ofi_lmr_reserve(ctx, 0, 0, 1);
+        b = ctx->bounce + (size_t)ctx->bounce_next++ * cdt_ofi_fast_g.bounce_size;
+        memcpy(b, src, bytes);
+    } else if (bytes <= CDT_OFI_LMR_SLOT && cdt_ofi_g.caps.mr_local &&
+               cdt_ofi_lmr_desc(ctx, src, bytes) == NULL) {
+        cdt_ofi_lmr_reserve(ctx, 1, 0, 0);
+        b = cdt_ofi_lmr_slot(ctx, src, bytes);
+    }
+    if (b != NULL) {
+        void *oc = cdt_ofi_lmr_opctx(ctx, CDT_OP_PUT, pe, &ctx->put_issued);
+        void *desc = cdt_ofi_lmr_desc(ctx, b, bytes);
+        CDT_RETRY(ctx, fi_write(ctx->ep, b, bytes, desc, cdt_ofi_addr(pe), raddr, key, oc),
+                  "put", pe);
+        cdt_ofi_issued(ctx, pe);
+        cdt_ofi_lmr_unlock(ctx);
+        return;
+    }
+    x.desc = cdt_ofi_lmr_desc(ctx, src, bytes);
+    int reg = x.desc == NULL && cdt_ofi_g.caps.mr_local;
+    if (reg)
+        x.desc = cdt_ofi_lmr_reg(ctx, src, bytes, FI_WRITE, pe);
+    ssize_t rc = cdt_ofi_rma_frags(ctx, 0, (void *)src, raddr, key, bytes, cdt_ofi_addr(pe), &x);
+    if (shm_unlikely(rc != 0))
+        cdt_ofi_fatal_rc("put", pe, rc);
+    cdt_ofi_issued(ctx, pe);
+    if (blocking) {
+        cdt_ofi_wait_puts(ctx);
+        if (reg) /* the caller may free the buffer once we return */
+            cdt_ofi_lmr_unreg_last(ctx);
+    }
+    cdt_ofi_lmr_unlock(ctx);
+}
+
+static void get_contract(cdt_ctx_t *ctx, void *dst, uint64_t raddr, uint64_t key, size_t bytes,
+                         int pe, int blocking)
+{
+    cdt_ofi_lmr_lock(ctx);
+    cdt_ofi_xfer_t x = {.op = CDT_OP_GET, .pe = pe};
+    x.desc = cdt_ofi_lmr_desc(ctx, dst, bytes);
+    int shared = (ctx->flags & CDT_CTX_SHARED) != 0;
+    void *b = NULL;
+    if (x.desc == NULL && cdt_ofi_g.caps.mr_local && bytes <= cdt_ofi_fast_g.frag_size) {
+        /* Into a registered slot, copied out once the reads are complete
+         * (a shared context copies right after its wait, lock held). */
+        if (!shared && bytes <= cdt_ofi_fast_g.bounce_size && ctx->bounce_n > 0) {
+            cdt_ofi_lmr_reserve(ctx, 0, 1, 1);
+            b = ctx->bounce + (size_t)ctx->bounce_next++ * cdt_ofi_fast_g.bounce_size;
+        } else if (bytes <= CDT_OFI_LMR_SLOT && (!shared || blocking)) {
+            cdt_ofi_lmr_reserve(ctx, 1, !shared, 0);
+            b = cdt_ofi_lmr_slot(ctx, NULL, 0);
+        }
+    }
+    if (b != NULL) {
+        if (!shared)
+            cdt_ofi_lmr_defer(ctx, dst, b, bytes);
+        void *oc = cdt_ofi_lmr_opctx(ctx, CDT_OP_GET, pe, &ctx->get_issued);
+        void *desc = cdt_ofi_lmr_desc(ctx, b, bytes);
+        CDT_RETRY(ctx, fi_read(ctx->ep, b, bytes, desc, cdt_ofi_addr(pe), raddr, key, oc),
+                  "get", pe);
+        cdt_ofi_issued(ctx, pe);
+        if (blocking)
+            cdt_ofi_wait_gets(ctx); /* runs the deferred copies */
+        if (shared)
+            memcpy(dst, b, bytes);
+        cdt_ofi_lmr_unlock(ctx);
+        return;
+    }
+    int reg = x.desc == NULL && cdt_ofi_g.caps.mr_local;
+    if (reg)
+        x.desc = cdt_ofi_lmr_reg(ctx, dst, bytes, FI_READ, pe);
+    ssize_t rc = cdt_ofi_rma_frags(ctx, 1, dst, raddr, key, bytes, cdt_ofi_addr(pe), &x);
+    if (shm_unlikely(rc != 0))
+        cdt_ofi_fatal_rc("get", pe, rc);
+    cdt_ofi_issued(ctx, pe);
+    if (blocking) {
+        cdt_ofi_wait_gets(ctx);
+        if (reg)
+            cdt_ofi_lmr_unreg_last(ctx);
+    }
+    cdt_ofi_lmr_unlock(ctx);
+}
+
 void cdt_ofi_put_slow(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *src,
                       size_t bytes, int pe, int blocking)
 {
-    void *opctx = CDT_OFI_OPCTX(CDT_OP_PUT, pe);
+    if (shm_unlikely(ctx->lmr != NULL)) {
+        put_contract(ctx, raddr, key, src, bytes, pe, blocking);
+        return;
+    }
+    const cdt_ofi_xfer_t x = {.op = CDT_OP_PUT, .pe = pe};
+    void *opctx = cdt_ofi_peer_opctx(cdt_ofi_peer(pe), CDT_OP_PUT);
     if (cdt_plan_put(bytes, 0, cdt_ofi_fast_g.bounce_size, ctx->bounce_n) == CDT_PATH_BOUNCE) {
         char *b = bounce_slot(ctx);
         memcpy(b, src, bytes);
@@ -281,8 +404,7 @@ void cdt_ofi_put_slow(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *
         cdt_ofi_issued(ctx, pe);
         return;
     }
-    ssize_t rc =
-        cdt_ofi_rma_frags(ctx, 0, (void *)src, raddr, key, bytes, cdt_ofi_addr(pe), opctx, pe);
+    ssize_t rc = cdt_ofi_rma_frags(ctx, 0, (void *)src, raddr, key, bytes, cdt_ofi_addr(pe), &x);
     if (shm_unlikely(rc != 0))
         cdt_ofi_fatal_rc("put", pe, rc);
     cdt_ofi_issued(ctx, pe);
@@ -293,8 +415,12 @@ void cdt_ofi_put_slow(cdt_ctx_t *ctx, uint64_t raddr, uint64_t key, const void *
 void cdt_ofi_get_slow(cdt_ctx_t *ctx, void *dst, uint64_t raddr, uint64_t key, size_t bytes,
                       int pe, int blocking)
 {
-    void *opctx = CDT_OFI_OPCTX(CDT_OP_GET, pe);
-    ssize_t rc = cdt_ofi_rma_frags(ctx, 1, dst, raddr, key, bytes, cdt_ofi_addr(pe), opctx, pe);
+    if (shm_unlikely(ctx->lmr != NULL)) {
+        get_contract(ctx, dst, raddr, key, bytes, pe, blocking);
+        return;
+    }
+    const cdt_ofi_xfer_t x = {.op = CDT_OP_GET, .pe = pe};
+    ssize_t rc = cdt_ofi_rma_frags(ctx, 1, dst, raddr, key, bytes, cdt_ofi_addr(pe), &x);
     if (shm_unlikely(rc != 0))
         cdt_ofi_fatal_rc("get", pe, rc);
     cdt_ofi_issued(ctx, pe);

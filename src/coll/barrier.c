@@ -6,6 +6,11 @@
  *                  n-1 messages at rank 0) -- best for a handful of PEs;
  *   dissemination: ceil(log2 n) rounds; in round k each PE tells the PE
  *                  2^k ahead and waits for the one 2^k behind. Any n.
+ *   node:          each host's members tell their host's first PE (a tree,
+ *                  SHMEM_COLL_NODE_RADIX), the hosts' first PEs run a
+ *                  dissemination barrier among themselves (ceil(log2 K)
+ *                  rounds, one fabric message each), and the release goes
+ *                  back down the trees: no fabric message but the leaders'.
  */
 #include <time.h>
 
@@ -36,6 +41,24 @@ static void barrier_dissemination(shm_team_t *t)
         shm_coll_flag(t, (me + d) % n);
         shm_coll_wait(t, (me - d + n) % n);
     }
+}
+
+static void barrier_node(shm_team_t *t)
+{
+    shm_coll_hosts_t *h = t->hosts;
+    shm_team_t *l = &h->local;
+    shm_coll_tree_t x = shm_coll_tree(l->me, l->n);
+    shm_coll_quiet();
+    for (int c = x.first; c < x.end; c++)
+        shm_coll_wait(l, c);
+    if (x.parent >= 0) {
+        shm_coll_flag(l, x.parent);
+        shm_coll_wait(l, x.parent);
+    } else {
+        barrier_dissemination(&h->column); /* the hosts' leaders */
+    }
+    for (int c = x.first; c < x.end; c++)
+        shm_coll_flag(l, c);
 }
 
 /*
@@ -109,8 +132,12 @@ void shm_coll_barrier_alg(shm_team_t *t, shm_barrier_alg_t alg)
 {
     if (t->n == 1)
         return;
+    if (shm_coll_use_node(t, alg == SHM_BARRIER_NODE, alg == SHM_BARRIER_AUTO)) {
+        barrier_node(t);
+        return;
+    }
     /* Up to 4 PEs dissemination needs no more steps than linear's two. */
-    if (alg == SHM_BARRIER_AUTO)
+    if (alg == SHM_BARRIER_AUTO || alg == SHM_BARRIER_NODE)
         alg = t->n > 4 && t->n <= shm_coll_cfg_g.barrier_linear_npes ? SHM_BARRIER_LINEAR
                                                                       : SHM_BARRIER_DISSEM;
     if (alg == SHM_BARRIER_LINEAR)
@@ -121,7 +148,9 @@ void shm_coll_barrier_alg(shm_team_t *t, shm_barrier_alg_t alg)
 
 void shm_coll_sync(shm_team_t *t)
 {
+    int sk = shm_stats_begin(SHM_STAT_BARRIER);
     shm_coll_barrier_alg(t, shm_coll_cfg_g.barrier);
+    shm_stats_end(sk);
 }
 
 void shm_coll_barrier_world(void)

@@ -15,23 +15,34 @@
 
 #include <string.h>
 
+#include "coll/hosts.h"
+#include "core/stats.h"
 #include "core/team.h"
 
-typedef enum { SHM_BARRIER_AUTO, SHM_BARRIER_LINEAR, SHM_BARRIER_DISSEM } shm_barrier_alg_t;
-typedef enum { SHM_BCAST_AUTO, SHM_BCAST_LINEAR, SHM_BCAST_TREE } shm_bcast_alg_t;
+/* NODE, in every list: the node-aware form (coll/hosts.h), for teams whose
+ * members sit on several hosts with several on some host; others flat. */
+typedef enum {
+    SHM_BARRIER_AUTO,
+    SHM_BARRIER_LINEAR,
+    SHM_BARRIER_DISSEM,
+    SHM_BARRIER_NODE,
+} shm_barrier_alg_t;
+typedef enum { SHM_BCAST_AUTO, SHM_BCAST_LINEAR, SHM_BCAST_TREE, SHM_BCAST_NODE } shm_bcast_alg_t;
 typedef enum {
     SHM_REDUCE_AUTO,
     SHM_REDUCE_LINEAR, /* everyone's block to everyone's scratch; combine in rank order */
     SHM_REDUCE_RD,     /* recursive doubling through scratch (folding for non-powers of 2) */
     SHM_REDUCE_RSAG,   /* reduce-scatter by gets of the sources, allgather by puts */
+    SHM_REDUCE_NODE,
 } shm_reduce_alg_t;
 typedef enum {
     SHM_GATHER_AUTO,
     SHM_GATHER_LINEAR, /* every block straight to every PE */
     SHM_GATHER_RING,   /* n-1 steps to the right neighbour */
     SHM_GATHER_BRUCK,  /* dissemination: ceil(log2 n) steps, doubling blocks */
+    SHM_GATHER_NODE,
 } shm_gather_alg_t;
-typedef enum { SHM_A2A_AUTO, SHM_A2A_LINEAR, SHM_A2A_PAIRWISE } shm_a2a_alg_t;
+typedef enum { SHM_A2A_AUTO, SHM_A2A_LINEAR, SHM_A2A_PAIRWISE, SHM_A2A_NODE } shm_a2a_alg_t;
 
 /* Settings from the env table, parsed once at init (coll/select.c). */
 typedef struct {
@@ -47,10 +58,14 @@ typedef struct {
     long reduce_linear_npes;
     size_t reduce_linear_max;
     size_t reduce_rsag_min;
+    long reduce_node_linear_hosts;
     long fcollect_linear_npes;
     size_t fcollect_ring_min;
     long alltoall_linear_npes;
     size_t alltoall_pairwise_min;
+    size_t alltoall_node_max;
+    int node_aware; /* SHMEM_COLL_NODE_AWARE: auto may pick the node forms */
+    int node_radix; /* children per PE of a host's gather/release tree */
     long lose_flag; /* SHMEM_COLL_LOSE_FLAG (testing) */
 } shm_coll_config_t;
 
@@ -85,6 +100,38 @@ void shm_coll_reduce_private(shm_team_t *t, void *dest, const void *src, size_t 
 /* Algorithms (also callable directly by tests through the env table). */
 void shm_coll_barrier_alg(shm_team_t *t, shm_barrier_alg_t alg);
 
+/*
+ * Whether a call takes the node form: forced by name (NODE) or auto with
+ * SHMEM_COLL_NODE_AWARE, on a team that has hosts (coll/hosts.h). The same
+ * on every member: both depend only on the team and the settings.
+ */
+static inline int shm_coll_use_node(const shm_team_t *t, int forced_node, int is_auto)
+{
+    int node = t->hosts != NULL && (forced_node || (is_auto && shm_coll_cfg_g.node_aware));
+    if (node)
+        shm_stats_node();
+    return node;
+}
+
+/*
+ * A host's tree (node forms): its members by position (0: the root, the
+ * others in rank order after it), node_radix children each: position p's
+ * children are p*R+1 .. p*R+R, its parent (p-1)/R. With R >= n-1 the root
+ * is every other member's parent (flags are stores on one host).
+ */
+typedef struct {
+    int parent;        /* position, -1 at the root */
+    int first, end;    /* children: positions first .. end-1 */
+} shm_coll_tree_t;
+
+static inline shm_coll_tree_t shm_coll_tree(int pos, int n)
+{
+    long r = shm_coll_cfg_g.node_radix, c = (long)pos * r + 1;
+    shm_coll_tree_t x = {pos ? (int)((pos - 1) / r) : -1, c < n ? (int)c : n,
+                         c + r < n ? (int)(c + r) : n};
+    return x;
+}
+
 /* ---- helpers every algorithm uses ---- */
 
 /* Collectives travel on the default context: its progress is what every wait loop drives. */
@@ -95,6 +142,8 @@ static inline cdt_ctx_t *shm_coll_cdt(void)
 
 static inline int shm_coll_idx(const shm_team_t *t, int rank)
 {
+    if (t->fidx)
+        return t->fidx[rank];
     return t->by_world ? shm_team_pe(t, rank) : rank;
 }
 
@@ -120,6 +169,7 @@ static inline void shm_coll_flag(shm_team_t *t, int to)
         __atomic_store_n(peer, v, __ATOMIC_RELEASE);
     } else if (shm_likely(shm_coll_cfg_g.lose_flag == 0) || !shm_coll_lose_flag(pe, v)) {
         cdt_put_flag(shm_coll_cdt(), SHM_SEG_HEAP, off, &v, sizeof(v), pe);
+        shm_stats_flag();
     }
     /* After the flag: a peer that reads this count (shm_coll_wait_long) and
      * finds the flag missing knows it was lost, not still to be issued. */
@@ -260,6 +310,25 @@ static inline void shm_coll_put(shm_team_t *t, const shm_coll_buf_t *b, size_t o
         return;
     }
     cdt_put_nbi(shm_coll_cdt(), b->seg, b->off + off, src, len, shm_team_pe(t, to));
+    shm_stats_put(len);
+}
+
+/*
+ * Copies [off, off+len) of b from rank `from`'s copy into this PE's, at the
+ * same place: a copy when mapped, else a get (complete after shm_coll_quiet).
+ */
+static inline void shm_coll_pull(shm_team_t *t, const shm_coll_buf_t *b, size_t off, size_t len,
+                                 int from)
+{
+    if (len == 0)
+        return;
+    const char *peer = shm_coll_peer(t, b, off, len, from);
+    if (peer) {
+        memcpy(b->addr + off, peer, len);
+        return;
+    }
+    cdt_get_nbi(shm_coll_cdt(), b->addr + off, b->seg, b->off + off, len, shm_team_pe(t, from));
+    shm_stats_get(len);
 }
 
 /*
@@ -275,6 +344,7 @@ static inline const char *shm_coll_fetch(shm_team_t *t, const shm_coll_buf_t *b,
     if (peer)
         return peer;
     cdt_get_nbi(shm_coll_cdt(), tmp, b->seg, b->off + off, len, shm_team_pe(t, from));
+    shm_stats_get(len);
     return tmp;
 }
 

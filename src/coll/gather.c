@@ -127,6 +127,133 @@ static int gather_staged(shm_team_t *t, const shm_coll_buf_t *d, size_t nb, cons
     return 1;
 }
 
+/*
+ * Node: every member puts its block into its host leader's dest; the
+ * leaders exchange whole hosts' blocks (linear up to 3 hosts, then bruck;
+ * ring from FCOLLECT_RING_MIN bytes in all); each member then copies the rest
+ * of the result from its leader's dest (in place on one host) and tells
+ * it so, so that the leader's dest is not written again before. A host's
+ * blocks need not be adjacent in dest: each host goes as runs of adjacent
+ * ranks. entered: every member is known to be in this call (no readies).
+ */
+/* Puts the blocks of hosts first .. first+cnt-1 (mod k), held in d, to rank
+ * `to` at the same places: runs of adjacent ranks, merged across hosts
+ * whose blocks follow each other (ranks in blocks: one put per step). */
+static void put_hosts(shm_team_t *t, const shm_coll_buf_t *d, const blocks_t *b,
+                      const shm_coll_hosts_t *ho, int first, int cnt, int to)
+{
+    size_t a = 0, e = 0; /* the run being gathered, [a, e) */
+    int open = 0;
+    for (int g = 0; g < cnt; g++) {
+        int x = (first + g) % ho->k;
+        const int *m = ho->memb + ho->start[x];
+        for (int i = 0; i < shm_coll_host_size(ho, x); i++) {
+            size_t o = blk_off(b, m[i]), l = blk_len(b, m[i]);
+            if (open && o == e) {
+                e += l;
+                continue;
+            }
+            if (open)
+                shm_coll_put(t, d, a, d->addr + a, e - a, to);
+            a = o;
+            e = o + l;
+            open = 1;
+        }
+    }
+    if (open)
+        shm_coll_put(t, d, a, d->addr + a, e - a, to);
+}
+
+static void gather_leaders(shm_team_t *t, const shm_coll_buf_t *d, const blocks_t *b,
+                           size_t total, int entered)
+{
+    shm_coll_hosts_t *ho = t->hosts;
+    int k = ho->k, x = ho->host;
+#define LEADER(g) shm_coll_host_leader(ho, ((g) % k + k) % k)
+    /* Linear costs a leader 3 (K-1) fabric messages (ready, data, flag),
+     * bruck 3 ceil(log2 K): linear only where that is no more. */
+    shm_gather_alg_t alg = k <= 3 ? SHM_GATHER_LINEAR
+                           : total >= shm_coll_cfg_g.fcollect_ring_min ? SHM_GATHER_RING
+                                                                       : SHM_GATHER_BRUCK;
+    if (!entered) {
+        if (alg == SHM_GATHER_LINEAR) {
+            for (int s = 1; s < k; s++)
+                shm_coll_ready_to(t, LEADER(x - s));
+            for (int s = 1; s < k; s++)
+                shm_coll_wait(t, LEADER(x + s));
+        } else if (alg == SHM_GATHER_RING) {
+            shm_coll_ready_to(t, LEADER(x - 1));
+            shm_coll_wait(t, LEADER(x + 1));
+        } else {
+            for (int dist = 1; dist < k; dist <<= 1)
+                shm_coll_ready_to(t, LEADER(x - dist));
+            for (int dist = 1; dist < k; dist <<= 1)
+                shm_coll_wait(t, LEADER(x + dist));
+        }
+    }
+    int mh = shm_coll_host_size(ho, x);
+    for (int i = 1; i < mh; i++)
+        shm_coll_wait(t, ho->memb[ho->start[x] + i]); /* its block is here */
+    if (alg == SHM_GATHER_LINEAR) {
+        for (int s = 1; s < k; s++)
+            put_hosts(t, d, b, ho, x, 1, LEADER(x + s));
+        shm_coll_quiet();
+        for (int s = 1; s < k; s++)
+            shm_coll_flag(t, LEADER(x + s));
+        for (int s = 1; s < k; s++)
+            shm_coll_wait(t, LEADER(x - s));
+    } else if (alg == SHM_GATHER_RING) {
+        for (int s = 0; s < k - 1; s++) {
+            put_hosts(t, d, b, ho, ((x - s) % k + k) % k, 1, LEADER(x + 1));
+            shm_coll_quiet();
+            shm_coll_flag(t, LEADER(x + 1));
+            shm_coll_wait(t, LEADER(x - 1));
+        }
+    } else {
+        for (int dist = 1; dist < k; dist <<= 1) {
+            int cnt = dist < k - dist ? dist : k - dist;
+            put_hosts(t, d, b, ho, ((x - cnt + 1) % k + k) % k, cnt, LEADER(x + dist));
+            shm_coll_quiet();
+            shm_coll_flag(t, LEADER(x + dist));
+            shm_coll_wait(t, LEADER(x - dist));
+        }
+    }
+#undef LEADER
+}
+
+static void gather_node(shm_team_t *t, const shm_coll_buf_t *d, const blocks_t *b, size_t total,
+                        int entered)
+{
+    shm_coll_hosts_t *ho = t->hosts;
+    const int *mine = ho->memb + ho->start[ho->host];
+    int p = shm_coll_host_size(ho, ho->host), me = t->me;
+    shm_coll_quiet();
+    if (ho->lme == 0) {
+        if (!entered)
+            for (int i = 1; i < p; i++)
+                shm_coll_ready_to(t, mine[i]);
+        gather_leaders(t, d, b, total, entered);
+        shm_coll_quiet();
+        for (int i = 1; i < p; i++)
+            shm_coll_flag(t, mine[i]); /* everything is here */
+        for (int i = 1; i < p; i++)
+            shm_coll_wait(t, mine[i]); /* it has copied it */
+        return;
+    }
+    int leader = mine[0];
+    if (!entered)
+        shm_coll_wait(t, leader);
+    shm_coll_put(t, d, blk_off(b, me), d->addr + blk_off(b, me), blk_len(b, me), leader);
+    shm_coll_quiet();
+    shm_coll_flag(t, leader);
+    shm_coll_wait(t, leader);
+    shm_coll_pull(t, d, 0, blk_off(b, me), leader);
+    size_t end = blk_off(b, me) + blk_len(b, me);
+    shm_coll_pull(t, d, end, total - end, leader);
+    shm_coll_quiet();
+    shm_coll_flag(t, leader);
+}
+
 /* entered: every member is known to be in this call already (collect, after
  * the sizes exchange), so no entry handshake is needed. */
 static void gather_run(shm_team_t *t, shm_gather_alg_t alg, const shm_coll_buf_t *d,
@@ -138,7 +265,11 @@ static void gather_run(shm_team_t *t, shm_gather_alg_t alg, const shm_coll_buf_t
         memmove(d->addr + blk_off(b, me), src, blk_len(b, me));
     if (t->n == 1)
         return;
-    if (alg == SHM_GATHER_AUTO) {
+    if (!t->by_world && shm_coll_use_node(t, alg == SHM_GATHER_NODE, alg == SHM_GATHER_AUTO)) {
+        gather_node(t, d, b, total, entered);
+        return;
+    }
+    if (alg == SHM_GATHER_AUTO || alg == SHM_GATHER_NODE) {
         if (t->n <= shm_coll_cfg_g.fcollect_linear_npes)
             alg = SHM_GATHER_LINEAR;
         else if (total >= shm_coll_cfg_g.fcollect_ring_min)
@@ -157,7 +288,7 @@ static void gather_run(shm_team_t *t, shm_gather_alg_t alg, const shm_coll_buf_t
     }
 }
 
-void shm_coll_fcollect(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes)
+static void shm_coll_fcollect_run(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes)
 {
     if (bytes == 0)
         return;
@@ -165,6 +296,13 @@ void shm_coll_fcollect(const char *fn, shm_team_t *t, void *dest, const void *sr
     shm_coll_buf_t d = shm_coll_sym(fn, dest, total, "destination");
     blocks_t b = {.nb = bytes};
     gather_run(t, shm_coll_cfg_g.fcollect, &d, &b, src, total, 0);
+}
+
+void shm_coll_fcollect(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes)
+{
+    int sk = shm_stats_begin(SHM_STAT_FCOLLECT);
+    shm_coll_fcollect_run(fn, t, dest, src, bytes);
+    shm_stats_end(sk);
 }
 
 /* Sizes of every rank's block into sz[] (rank order). */
@@ -194,7 +332,7 @@ static void sizes_exchange(shm_team_t *t, size_t mine, size_t *sz)
         sz[r] = ((volatile uint64_t *)t->sizes)[shm_team_pe(t, r)];
 }
 
-void shm_coll_collect(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes)
+static void shm_coll_collect_run(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes)
 {
     int n = t->n;
     size_t stack_sz[2 * 64];
@@ -226,4 +364,11 @@ void shm_coll_collect(const char *fn, shm_team_t *t, void *dest, const void *src
     gather_run(t, shm_coll_cfg_g.collect, &d, &b, src, total, 1);
     if (sz != stack_sz)
         free(sz);
+}
+
+void shm_coll_collect(const char *fn, shm_team_t *t, void *dest, const void *src, size_t bytes)
+{
+    int sk = shm_stats_begin(SHM_STAT_COLLECT);
+    shm_coll_collect_run(fn, t, dest, src, bytes);
+    shm_stats_end(sk);
 }

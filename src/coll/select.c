@@ -48,11 +48,11 @@ static long positive(const char *var, long v)
 
 void shm_coll_configure(void)
 {
-    static const char *const barrier[] = {"auto", "linear", "dissemination", NULL};
-    static const char *const bcast[] = {"auto", "linear", "tree", NULL};
-    static const char *const reduce[] = {"auto", "linear", "rd", "rsag", NULL};
-    static const char *const gather[] = {"auto", "linear", "ring", "bruck", NULL};
-    static const char *const a2a[] = {"auto", "linear", "pairwise", NULL};
+    static const char *const barrier[] = {"auto", "linear", "dissemination", "node", NULL};
+    static const char *const bcast[] = {"auto", "linear", "tree", "node", NULL};
+    static const char *const reduce[] = {"auto", "linear", "rd", "rsag", "node", NULL};
+    static const char *const gather[] = {"auto", "linear", "ring", "bruck", "node", NULL};
+    static const char *const a2a[] = {"auto", "linear", "pairwise", "node", NULL};
     shm_coll_config_t *c = &shm_coll_cfg_g;
     const shm_env_t *e = &shm_env_g;
 
@@ -69,10 +69,17 @@ void shm_coll_configure(void)
     c->reduce_linear_npes = positive("REDUCE_LINEAR_NPES", e->REDUCE_LINEAR_NPES);
     c->reduce_linear_max = e->REDUCE_LINEAR_MAX;
     c->reduce_rsag_min = e->REDUCE_RSAG_MIN;
+    c->reduce_node_linear_hosts = positive("REDUCE_NODE_LINEAR_HOSTS", e->REDUCE_NODE_LINEAR_HOSTS);
     c->fcollect_linear_npes = positive("FCOLLECT_LINEAR_NPES", e->FCOLLECT_LINEAR_NPES);
     c->fcollect_ring_min = e->FCOLLECT_RING_MIN;
     c->alltoall_linear_npes = positive("ALLTOALL_LINEAR_NPES", e->ALLTOALL_LINEAR_NPES);
     c->alltoall_pairwise_min = e->ALLTOALL_PAIRWISE_MIN;
+    c->alltoall_node_max = e->ALLTOALL_NODE_MAX;
+    c->node_aware = e->COLL_NODE_AWARE;
+    long radix = positive("COLL_NODE_RADIX", e->COLL_NODE_RADIX);
+    if (radix == 0)
+        radix = e->DIRECT ? 1 << 30 : 2; /* flags are stores on one host; else a binary tree */
+    c->node_radix = radix < 1 << 30 ? (int)radix : 1 << 30;
     if (e->COLL_LOSE_FLAG < 0)
         shm_fatal("SHMEM_COLL_LOSE_FLAG=%ld: expected 0 (off) or N > 0 (every Nth flag)",
                   (long)e->COLL_LOSE_FLAG);

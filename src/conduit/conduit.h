@@ -80,6 +80,8 @@ shm_status_t cdt_progress_thread_start(void);
 void cdt_progress_thread_stop(void);
 /** Nonzero when cdt_init opened no fabric (cfg->no_fabric). */
 int cdt_no_fabric(void);
+/** Peers this PE has met through the fabric (address-vector entries made). */
+int cdt_peers_met(void);
 /** Provider in use, e.g. "shm" or "tcp;ofi_rxm"; "none" without a fabric. */
 const char *cdt_provider_name(void);
 /** Human-readable summary of the capability table (SHMEM_INFO). */

@@ -122,6 +122,7 @@ static void predefined_init(shm_team_t *t, int slot, int n, int me, int start, i
     team_attach(t, slot);
     if (team_counts_alloc(t) != 0)
         shm_fatal("out of memory for the predefined teams");
+    t->hosts = shm_coll_hosts_make(t);
     pool.used[slot / 64] |= 1ull << (slot % 64);
 }
 
@@ -151,6 +152,8 @@ void shm_team_init(void)
 {
     int npes = shm_state_g.npes, me = shm_state_g.me;
     shm_coll_configure();
+    shm_stats_init();
+    shm_coll_hosts_init();
 
     if (shm_env_g.TEAMS_MAX < 0 || shm_env_g.TEAMS_MAX > 1 << 20)
         shm_fatal("SHMEM_TEAMS_MAX=%ld is out of range (0..%d)", shm_env_g.TEAMS_MAX, 1 << 20);
@@ -199,6 +202,8 @@ void shm_team_init(void)
 
 static void team_free(shm_team_t *t)
 {
+    shm_coll_hosts_free(t->hosts);
+    t->hosts = NULL;
     free(t->pes);
     free(t->seen);
     t->pes = NULL;
@@ -207,6 +212,7 @@ static void team_free(shm_team_t *t)
 
 void shm_team_fini(void)
 {
+    shm_stats_report(); /* the fabric (peers, sockets) is still open */
     shm_ctx_destroy_all(NULL);
     team_free(&shm_team_world_g);
     team_free(&shm_team_shared_g);
@@ -215,6 +221,7 @@ void shm_team_fini(void)
     pool.live = NULL;
     free(pool.as_seen);
     pool.used = pool.as_sent = pool.as_seen = NULL;
+    shm_coll_hosts_fini();
     pool.base = NULL;
 }
 
@@ -244,6 +251,7 @@ void shm_team_active_set(shm_team_t *t, const char *fn, int start, int log_strid
     t->sent = pool.as_sent;
     t->sent_off = pool.as_flags_off + 2 * pool.words_bytes;
     t->seen = pool.as_seen;
+    t->hosts = shm_coll_hosts_active(t);
 }
 
 /* ---- splits ---- */
@@ -326,6 +334,7 @@ static shm_team_t *team_make(shm_team_t *parent, int start, int stride, int size
     t->config_mask = mask;
     slot_take(slot);
     team_attach(t, slot);
+    t->hosts = shm_coll_hosts_make(t);
     pthread_mutex_lock(&pool.lock);
     pool.live[slot] = t;
     pthread_mutex_unlock(&pool.lock);

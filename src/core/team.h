@@ -31,6 +31,12 @@
  * Active sets (deprecated collectives) use one job-wide slot whose flags
  * and counts are indexed by world PE instead of team rank: a PE pair
  * counts its messages the same way whichever active set carried them.
+ *
+ * Views. The node-aware collectives (coll/hosts.c) run the flat algorithms
+ * on parts of a team: the members on this PE's host, or one member of each
+ * host. A view is a shm_team_t whose fidx[] maps its ranks to the parent's
+ * flag indices and whose flags, counts and scratch are the parent's, so a
+ * PE pair counts its messages the same way whichever view carried them.
  */
 #ifndef SHM_CORE_TEAM_H
 #define SHM_CORE_TEAM_H
@@ -56,6 +62,8 @@ struct shm_team {
     uint64_t scratch_uses;     /* staged collectives so far: picks the half */
     uint64_t *sent, *seen;     /* messages sent to / consumed from each peer */
     size_t sent_off;           /* heap offset of sent[] (the same on every PE) */
+    const int *fidx;           /* views: the parent's flag index of each rank (else NULL) */
+    struct shm_coll_hosts *hosts; /* hosts of the members (coll/hosts.c); NULL: flat only */
     shmem_team_config_t config;
     long config_mask;
 };

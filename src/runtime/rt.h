@@ -40,6 +40,10 @@ shm_status_t shm_rt_exchange(int collect);
 shm_status_t shm_rt_get(int pe, const char *key, void *buf, size_t len);
 /* Node index of pe (slow: PMIx look-ups; for fault paths), -1 if unknown. */
 int shm_rt_node_of(int pe);
+/* Node of every PE into node_of[size] (0..nnodes-1, the node list's order: the
+ * same on every PE), from the job's node map, else PMIX_NODEID: K (or N)
+ * look-ups, once. 0 on success, -1 where the launcher gives neither. */
+int shm_rt_node_map(int *node_of);
 /* A barrier through the launcher (slow; used during init and finalize only). */
 shm_status_t shm_rt_barrier(void);
 /* The same, calling poll_fn while it waits: a PE in it keeps serving the

@@ -190,6 +190,29 @@ int shm_rt_node_of(int pe)
     return node;
 }
 
+int shm_rt_node_map(int *node_of)
+{
+    int max = -1, rc = 0;
+    if (shm_rt_g.nnodes <= 1 || !rt_pmix_up) {
+        memset(node_of, 0, (size_t)shm_rt_g.size * sizeof(int));
+        return 0;
+    }
+    rt_node_of = node_of;
+    if (resolve_nodes(&max) != 0) {
+        pmix_proc_t p;
+        uint32_t nid;
+        PMIX_PROC_CONSTRUCT(&p);
+        PMIX_LOAD_NSPACE(p.nspace, rt_me.nspace);
+        for (int r = 0; r < shm_rt_g.size && rc == 0; r++) {
+            p.rank = (pmix_rank_t)r;
+            rc = get_u32(&p, PMIX_NODEID, &nid);
+            node_of[r] = (int)nid;
+        }
+    }
+    rt_node_of = NULL;
+    return rc;
+}
+
 /*
  * How many hosts the job spans. Every PE on this host: one, nothing to ask.
  * Else PMIX_NUM_NODES, one job-level value. Else (a launcher that gives

@@ -20,6 +20,15 @@
 // tiny   linear with a 1 KiB team scratch (reductions in many chunks)
 // fabric the library's choice with the same-host direct path off: every
 //        transfer and flag goes through the provider
+// hosts  the library's choice with the PEs on uneven hosts (SHMEM_COLL_HOSTS:
+//        2, 1, 3 PEs, repeated): the node-aware forms wherever a team spans
+//        hosts with several members on one
+// hosts_cyclic  the same with PE p on host p mod 3 (no host's PEs adjacent)
+// hosts_fabric  hosts with the direct path off (host-local steps cross the
+//        provider too), binary host trees
+// hosts_large   hosts, every node form forced, large ones from small sizes
+//        (reductions reduce-scatter across hosts from 64 bytes, by recursive
+//        halving, 4 KiB broadcast segments, chains as host trees)
 static inline void coll_set_algorithms(const char *set)
 {
     struct {
@@ -50,6 +59,21 @@ static inline void coll_set_algorithms(const char *set)
         {"tiny", "SHMEM_FCOLLECT_ALGORITHM", "ring"},
         {"tiny", "SHMEM_COLLECT_ALGORITHM", "linear"},
         {"fabric", "SHMEM_DIRECT", "0"},
+        {"hosts", "SHMEM_COLL_HOSTS", "block:2,1,3"},
+        {"hosts_cyclic", "SHMEM_COLL_HOSTS", "cyclic:3"},
+        {"hosts_fabric", "SHMEM_COLL_HOSTS", "block:2,1,3"},
+        {"hosts_fabric", "SHMEM_DIRECT", "0"},
+        {"hosts_large", "SHMEM_COLL_HOSTS", "block:3,1,2"},
+        {"hosts_large", "SHMEM_BARRIER_ALGORITHM", "node"},
+        {"hosts_large", "SHMEM_BCAST_ALGORITHM", "node"},
+        {"hosts_large", "SHMEM_BCAST_SEGMENT", "4k"},
+        {"hosts_large", "SHMEM_REDUCE_ALGORITHM", "node"},
+        {"hosts_large", "SHMEM_REDUCE_RSAG_MIN", "64"},
+        {"hosts_large", "SHMEM_FCOLLECT_ALGORITHM", "node"},
+        {"hosts_large", "SHMEM_COLLECT_ALGORITHM", "node"},
+        {"hosts_large", "SHMEM_ALLTOALL_ALGORITHM", "node"},
+        {"hosts_large", "SHMEM_COLL_NODE_RADIX", "1"},
+        {"hosts_large", "SHMEM_REDUCE_NODE_LINEAR_HOSTS", "1"},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(set, t[i].set) == 0)

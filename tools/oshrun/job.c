@@ -85,6 +85,34 @@ static void end_job(osr_loop_t *L, int status, int sig)
 // ---------------------------------------------------------------------------
 // Starting PEs
 
+// Descriptors open when oshrun started (its caller's), the only ones besides
+// 0-2 a PE inherits. Everything oshrun opens itself stays behind: the PMIx
+// server accepts each PE's connection before it forks the next, so PE r
+// used to start with the server's ends of PEs 0..r-1's connections (r
+// sockets it never uses, and a dead PE's connection kept open by its peers).
+#define OSR_KEEP_MAX 64
+static int osr_keep[OSR_KEEP_MAX];
+static int osr_nkeep;
+
+void osr_fds_note_inherited(void)
+{
+    for (int fd = 3; fd < 1024 && osr_nkeep < OSR_KEEP_MAX; fd++)
+        if (fcntl(fd, F_GETFD) >= 0)
+            osr_keep[osr_nkeep++] = fd;
+}
+
+// Async-signal-safe: closes every descriptor above 2 that is not kept.
+static void child_close_fds(void)
+{
+    unsigned lo = 3;
+    for (int i = 0; i < osr_nkeep; i++) {
+        if ((unsigned)osr_keep[i] > lo)
+            close_range(lo, (unsigned)osr_keep[i] - 1, 0);
+        lo = (unsigned)osr_keep[i] + 1;
+    }
+    close_range(lo, ~0u, 0);
+}
+
 static void child_exec(const osr_job_t *job, const char *path, char **argv, char **env,
                        int rank, int devnull, pid_t parent, const cpu_set_t *bind,
                        const int *tagfd)
@@ -106,6 +134,7 @@ static void child_exec(const osr_job_t *job, const char *path, char **argv, char
         dup2(devnull, STDIN_FILENO);
     if (tagfd != NULL && (dup2(tagfd[0], STDOUT_FILENO) < 0 || dup2(tagfd[1], STDERR_FILENO) < 0))
         _exit(127);
+    child_close_fds();
     if (bind != NULL && sched_setaffinity(0, sizeof(*bind), bind) != 0) {
         static const char bmsg[] = OSR_NAME ": --bind-to: cannot bind a PE\n";
         ssize_t ign = write(STDERR_FILENO, bmsg, sizeof(bmsg) - 1);

@@ -328,6 +328,7 @@ int main(int argc, char **argv)
     struct timespec ts0;
     clock_gettime(CLOCK_MONOTONIC, &ts0);
     opts.start_ms = (int64_t)ts0.tv_sec * 1000 + ts0.tv_nsec / 1000000;
+    osr_fds_note_inherited();
     status = parse_args(argc, argv, &opts);
     if (status >= 0)
         goto out_opts;

@@ -152,6 +152,8 @@ int osr_job_run(osr_job_t *job, const osr_opts_t *opts, char **base_env);
 // sweeper process if oshrun itself is killed, which then also removes the
 // job's temp dir. Start it before any thread.
 void osr_sweep_pid(pid_t pid);
+// At the start of main: remember the descriptors oshrun inherited (job.c).
+void osr_fds_note_inherited(void);
 void osr_sweeper_start(void);
 void osr_sweeper_add(pid_t pid);
 void osr_sweeper_tmpdir(const char *path);

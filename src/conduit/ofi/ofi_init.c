@@ -162,6 +162,11 @@ int cdt_no_fabric(void)
     return cdt_ofi_g.no_fabric;
 }
 
+int cdt_peers_met(void)
+{
+    return cdt_ofi_g.npeers;
+}
+
 void cdt_ofi_no_fabric_fatal(int pe, const char *what)
 {
     shm_fatal("%s to PE %d needs the fabric, but this job opened none (SHMEM_FABRIC=auto: all "

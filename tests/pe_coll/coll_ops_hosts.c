@@ -1,0 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// coll_ops with the PEs on several hosts as the collectives see them (coll_test.h, set "hosts").
+#define COLL_SET "hosts"
+#include "coll_ops.c"

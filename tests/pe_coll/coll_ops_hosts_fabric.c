@@ -1,0 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// coll_ops with the PEs on several hosts as the collectives see them (coll_test.h, set "hosts_fabric").
+#define COLL_SET "hosts_fabric"
+#include "coll_ops.c"

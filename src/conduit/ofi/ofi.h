@@ -120,6 +120,17 @@ int cdt_ofi_dl_loaded(void);
 const char *cdt_ofi_dl_name(void);
 /* Loads libfabric (once): 0, or -1 after one error line naming the file. */
 int cdt_ofi_dl_load(void);
+/* Strided transfers by message on the default endpoint (ofi_strided.c):
+ * open once the default context is enabled (posts its receive buffers),
+ * close after its endpoint is closed; progress reads the default CQ in
+ * place of cdt_progress's own read while on. */
+void cdt_ofi_xf_open(cdt_ctx_t *d);
+void cdt_ofi_xf_close(void);
+int cdt_ofi_xf_on(void);
+void cdt_ofi_xf_progress(void);
+/* Whether a completion's op context is one of its messages, and its peer. */
+int cdt_ofi_xf_owns(const void *opctx);
+int cdt_ofi_xf_pe(const void *opctx);
 /* Each PE's host name (64 bytes), published at cdt_connect. */
 #define CDT_OFI_HOST_KEY "ofishmem.host"
 

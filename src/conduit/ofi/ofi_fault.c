@@ -136,6 +136,13 @@ void cdt_ofi_report_cq_error(cdt_ctx_t *ctx, const char *what)
     }
     uintptr_t c = (uintptr_t)err.op_context;
     int pe = c ? (int)(c & 0xffffffffu) : __atomic_load_n(&ctx->last_pe, __ATOMIC_RELAXED);
+    if (cdt_ofi_xf_owns(err.op_context)) { /* a strided transfer's message */
+        pe = cdt_ofi_xf_pe(err.op_context);
+        c = 0;
+        what = "strided transfer (message)";
+        if (pe < 0)
+            pe = __atomic_load_n(&ctx->last_pe, __ATOMIC_RELAXED);
+    }
     char perr[256];
     const char *p = fi_cq_strerror(ctx->cq, err.prov_errno, err.err_data, NULL, 0);
     snprintf(perr, sizeof(perr), "%s", p ? p : "-"); /* the provider's buffer is reused */

@@ -119,8 +119,11 @@ void cdt_progress(void)
 {
     cdt_ctx_t *d = cdt_ofi_g.dflt;
     /* Successful operations leave no entry (selective completion): an
-     * entry here is an error, reported at once (ofi_fault.c). */
-    if (d && shm_unlikely(fi_cq_read(d->cq, NULL, 0) == -FI_EAVAIL))
+     * entry here is an error, reported at once (ofi_fault.c), or a strided
+     * transfer's message, which ofi_strided.c reads and serves. */
+    if (d && cdt_ofi_xf_on())
+        cdt_ofi_xf_progress();
+    else if (d && shm_unlikely(fi_cq_read(d->cq, NULL, 0) == -FI_EAVAIL))
         cdt_ofi_report_cq_error(d, "operation");
     if (shm_unlikely(cdt_ofi_amo_g.am_on))
         cdt_ofi_amo_am_progress(); /* atomics by active message: serve and collect */

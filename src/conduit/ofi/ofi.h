@@ -107,6 +107,9 @@ void cdt_ofi_kick_pending(cdt_ctx_t *ctx);
 /* Between two polls of a wait that found nothing: yield the core when told
  * to, or once this wait has lasted a while. */
 void cdt_ofi_idle_pause(void);
+/* The same in a wait on ctx's operations; *t0 (0 at the wait's start) is
+ * when it began: yields after a while if ctx kicked a same-host target. */
+void cdt_ofi_wait_pause(cdt_ctx_t *ctx, uint64_t *t0);
 /* Threads of this PE inside a wait on their own operations (wait_cntr):
  * they drive the endpoints themselves, so the progress thread stands back
  * (ofi_progress.c app_polling). */

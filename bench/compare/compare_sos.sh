@@ -3,7 +3,7 @@
 #
 # compare_sos.sh [--sos TARBALL] [--build DIR] [--prefix DIR] [--rounds N]
 #                [--provs LIST] [--rows LIST] [--out DIR] [--quick]
-#                [--budget S] [--build-only] [--rebuild-sos]
+#                [--budget S] [--build-only] [--rebuild-sos] [--hosts2]
 #
 # ofishmem side by side with Sandia OpenSHMEM (SOS) 1.5.3 through the same
 # libfabric providers (issue 30). A benchmark, not a test.
@@ -39,6 +39,14 @@
 #   --budget S     no new round starts when it would pass S seconds (default 1800)
 #   --build-only   build SOS and the programs, run nothing
 #   --rebuild-sos  rebuild SOS even when the cached build matches
+#   --hosts2       4 PEs on two hosts instead of 2 on this one: two network
+#                  namespaces joined by a veth pair (root needed), both
+#                  libraries started by the same mpirun (rsh agent into the
+#                  other namespace, as tests/launchers/multihost_test.sh),
+#                  PEs alternating between the hosts (PE 0 and PE 1 on
+#                  different ones); ours with its defaults (the same-host
+#                  direct path between PEs of one host). The two "hosts"
+#                  share this machine's cores.
 #
 # Writes OUT/all.csv (round,prov,lib,bench,size,metric,value), OUT/ratios.csv
 # (per round: ours/SOS), OUT/summary.txt (medians of each side, median of the
@@ -60,6 +68,7 @@ QUICK=0
 BUDGET=1800
 BUILD_ONLY=0
 REBUILD=0
+HOSTS2=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --sos) SOS_TGZ=${2:?--sos needs the tarball}; shift 2 ;;
@@ -73,6 +82,7 @@ while [ $# -gt 0 ]; do
     --budget) BUDGET=${2:?--budget needs seconds}; shift 2 ;;
     --build-only) BUILD_ONLY=1; shift ;;
     --rebuild-sos) REBUILD=1; shift ;;
+    --hosts2) HOSTS2=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "compare_sos.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
     esac
@@ -165,7 +175,7 @@ build_progs sos_basic "$BUILD/sos/basic/prefix/bin/oshcc"
 if [ "$QUICK" = 1 ]; then
     I_LAT="-i 300"; I_BW="-m 64k:1M -i 4"; I_STR="-i 5"; I_BUSY="-i 50"
 else
-    I_LAT="-i 3000"; I_BW="-m 64k:16M -i 10"; I_STR="-i 20"; I_BUSY="-i 300"
+    I_LAT="-i 3000"; I_BW="-m 64k:16M -i 5"; I_STR="-i 20"; I_BUSY="-i 300"
 fi
 # name | rows expected | program and arguments (the same for both libraries)
 ALL_ROWS=(
@@ -185,20 +195,74 @@ FAILED=0
 : >"$OUT/all.csv"
 : >"$OUT/runs.txt"
 
+# --hosts2: two namespaces, hosta (mpirun's) and hostb, as the launcher
+# tests make them; removed with everything started in them at exit.
+if [ "$HOSTS2" = 1 ]; then
+    [ "$(id -u)" = 0 ] || die "--hosts2 creates network namespaces: run as root"
+    NSA=osh-sos-$$-a NSB=osh-sos-$$-b
+    hosts_down() {
+        local ns p
+        for ns in "$NSA" "$NSB"; do
+            for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+            ip netns del "$ns" 2>/dev/null
+            rm -rf "/etc/netns/$ns"
+        done
+    }
+    trap hosts_down EXIT
+    ip netns add "$NSA" && ip netns add "$NSB" && ip link add oshS$$a type veth peer name oshS$$b &&
+        ip link set oshS$$a netns "$NSA" && ip link set oshS$$b netns "$NSB" ||
+        die "cannot create the two namespace hosts"
+    for n in 1 2; do
+        ns=$NSA dev=oshS$$a
+        [ $n = 2 ] && ns=$NSB dev=oshS$$b
+        ip -n "$ns" link set "$dev" name osh0 && ip -n "$ns" addr add "10.213.0.$n/24" dev osh0 &&
+            ip -n "$ns" link set osh0 up && ip -n "$ns" link set lo up || die "cannot configure $ns"
+        mkdir -p "/etc/netns/$ns"
+        printf '127.0.0.1 localhost\n10.213.0.1 hosta\n10.213.0.2 hostb\n' >"/etc/netns/$ns/hosts"
+    done
+    cat >"$OUT/agent" <<AGENT
+#!/bin/sh
+while [ "\${1#-}" != "\$1" ]; do shift; done
+host=\$1; shift
+case \$host in hostb) ns=$NSB ;; hosta) ns=$NSA ;; *) echo "agent: unknown host \$host" >&2; exit 1 ;; esac
+exec ip netns exec "\$ns" unshare -u sh -c "hostname \$host; exec \$*"
+AGENT
+    chmod +x "$OUT/agent"
+    printf 'hosta slots=2\nhostb slots=2\n' >"$OUT/hostfile"
+fi
+
+# mpirun: 2 PEs in a loopback-only namespace, or 4 on the two hosts.
+mpirun_job() { # env-assignments... -- program args...
+    local xs=() a
+    while [ "$1" != -- ]; do xs+=(-x "$1"); shift; done
+    shift
+    if [ "$HOSTS2" = 1 ]; then
+        timeout "$TIMEOUT" ip netns exec "$NSA" unshare -u sh -c 'hostname hosta; exec "$@"' mpirun \
+            mpirun --allow-run-as-root --oversubscribe -np 4 --hostfile "$OUT/hostfile" --map-by node \
+            --mca plm_rsh_agent "$OUT/agent" --mca oob_tcp_if_include 10.213.0.0/24 --mca btl self \
+            -x FI_TCP_IFACE=osh0 -x FI_SOCKETS_IFACE=osh0 "${xs[@]}" "$@"
+        return
+    fi
+    local cmd ns=-n
+    cmd=$(printf '%q ' mpirun --allow-run-as-root --oversubscribe -np 2 --mca btl self \
+        -x FI_TCP_IFACE=lo -x FI_SOCKETS_IFACE=lo "${xs[@]}" "$@")
+    [ "$(id -u)" = 0 ] || ns=-rn
+    timeout "$TIMEOUT" unshare $ns bash -c "ip link set lo up && exec $cmd"
+}
 ours() { # prov prog args...
     local prov=$1 p=$2; shift 2
+    if [ "$HOSTS2" = 1 ]; then
+        mpirun_job SHMEM_OFI_PROVIDER="$prov" LD_LIBRARY_PATH="$PREFIX/lib" -- "$OUT/bin/ours/$p" "$@"
+        return
+    fi
     env SHMEM_OFI_PROVIDER="$prov" SHMEM_DIRECT=0 "$PREFIX/bin/oshrun" -n 2 --timeout "$TIMEOUT" \
         "$OUT/bin/ours/$p" "$@"
 }
 sos() { # variant prov prog args...
     local v=$1 prov=$2 p=$3; shift 3
-    local pre=$BUILD/sos/$v/prefix cmd ns=-n
-    cmd=$(printf '%q ' mpirun --allow-run-as-root --oversubscribe -np 2 --mca btl self \
-        -x SHMEM_OFI_PROVIDER="$prov" -x FI_TCP_IFACE=lo -x FI_SOCKETS_IFACE=lo \
-        -x LD_LIBRARY_PATH="$pre/lib" -x SHMEM_SYMMETRIC_SIZE=256M \
-        "$OUT/bin/sos_$v/$p" "$@")
-    [ "$(id -u)" = 0 ] || ns=-rn
-    timeout "$TIMEOUT" unshare $ns bash -c "ip link set lo up && exec $cmd"
+    local pre=$BUILD/sos/$v/prefix
+    mpirun_job SHMEM_OFI_PROVIDER="$prov" LD_LIBRARY_PATH="$pre/lib" SHMEM_SYMMETRIC_SIZE=256M -- \
+        "$OUT/bin/sos_$v/$p" "$@"
 }
 
 # run_one ROUND PROV LIB NAME WANT CMD...: WANT rows (0: any > 0)
@@ -286,7 +350,7 @@ awk -F, '
     }' "$OUT/all.csv" | { read -r h; echo "$h"; sort -t, -k1,1 -k2,2 -k4,4 -k3,3n; } >"$OUT/medians.csv"
 
 summary() {
-    awk -F, -v load0="$LOAD_START" -v load1="$LOAD_END" -v rounds="$ROUNDS_DONE" -v failed="$FAILED" '
+    awk -F, -v load0="$LOAD_START" -v load1="$LOAD_END" -v rounds="$ROUNDS_DONE" -v failed="$FAILED" -v hosts2="$HOSTS2" '
     NR > 1 { o[$1 FS $2 FS $3 FS $4] = $5; s[$1 FS $2 FS $3 FS $4] = $6; r[$1 FS $2 FS $3 FS $4] = $7
              if (!($1 in seen)) { seen[$1] = 1; provs[++np] = $1 }
              line[++nl] = $0 }
@@ -305,7 +369,7 @@ summary() {
     END {
         for (i = 1; i <= np; i++) {
             p = provs[i]
-            printf "-- %s, 2 PEs on this host (ours: SHMEM_DIRECT=0), ours/SOS = median of per-round ratios\n", p == "tcp" ? "tcp;ofi_rxm" : p
+            printf "-- %s, %s, ours/SOS = median of per-round ratios\n", p == "tcp" ? "tcp;ofi_rxm" : p, hosts2 ? "4 PEs on two namespace hosts (PE 0 -> PE 1 across them; ours with its defaults)" : "2 PEs on this host (ours: SHMEM_DIRECT=0)"
             printf "%-34s %10s %10s %7s\n", "row", "ours", "SOS", "ratio"
             lim_t = p == "sockets"
             row("put 8 B rate (ops/s)", p, "msg_rate", 8, "rate_ops", "ge", 1.0)

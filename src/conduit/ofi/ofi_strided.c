@@ -108,6 +108,7 @@ static struct {
     size_t nacks, cap_acks, ngets, cap_gets;
     unsigned char *stage;
     size_t stage_len;
+    int sent; /* this pass handed the provider a message */
 } xf_g = {.lock = PTHREAD_MUTEX_INITIALIZER, .stage_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int xf_mode(void)
@@ -246,6 +247,7 @@ static void xf_flush_out(void)
             return;
         if (rc != 0)
             xf_fatal_send(b->pe, rc);
+        xf_g.sent = 1;
         xf_g.outq = b->next;
         if (xf_g.outq == NULL)
             xf_g.outq_tail = &xf_g.outq;
@@ -268,8 +270,10 @@ static void xf_send_small(int pe, const xf_hdr_t *h)
 {
     if (xf_g.nacks == 0 && sizeof(*h) <= xf_g.inject) {
         ssize_t rc = fi_inject(xf_g.d->ep, h, sizeof(*h), cdt_ofi_addr(pe));
-        if (rc == 0)
+        if (rc == 0) {
+            xf_g.sent = 1;
             return;
+        }
         if (rc != -FI_EAGAIN)
             xf_fatal_send(pe, rc);
     }
@@ -299,6 +303,7 @@ static void xf_flush_small(void)
                 break;
             if (rc != 0)
                 xf_fatal_send(a->pe, rc);
+            xf_g.sent = 1;
         } else {
             xf_buf_t *b = xf_buf_try();
             if (b == NULL)
@@ -433,6 +438,11 @@ static void xf_poll_locked(void)
         xf_flush_gets();
     if (xf_g.outq)
         xf_flush_out();
+    /* sockets sends only in a progress call: push out the answers made in
+     * this pass now, not at the poller's next look. */
+    if (xf_g.sent && cdt_ofi_fast_g.flag_progress)
+        fi_cq_read(xf_g.d->cq, NULL, 0);
+    xf_g.sent = 0;
 }
 
 int cdt_ofi_xf_on(void)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* RMA: typed, sized and mem forms, each with its context form. */
 #include "api/api.h"
+#include "core/strided.h"
 
 #define CTX(c) ((struct shm_ctx *)(c))
 #define DFLT (&shm_ctx_default_g)
@@ -121,7 +122,12 @@ SHM_SIZED_ONE(get, mem, 1, , get)
 SHM_SIZED_ONE(put, mem, 1, _nbi, put)
 SHM_SIZED_ONE(get, mem, 1, _nbi, get)
 
-/* Strided transfers: one conduit operation per block. */
+/*
+ * Strided transfers. The whole remote range is translated once; then the
+ * shortest road: a strided copy loop for this PE or a PE whose memory is
+ * mapped here (core/strided.h), else the conduit's strided engine, which
+ * packs the blocks into few operations (conduit/ofi/ofi_strided.c).
+ */
 static void check_strides(const char *fn, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
                           size_t nblocks, size_t esize)
 {
@@ -140,16 +146,47 @@ static void check_strides(const char *fn, ptrdiff_t dst, ptrdiff_t sst, size_t b
                   fn, dst, sst, nblocks, bsize, esize);
 }
 
+/* Bytes from the first element of a strided range to past its last one. */
+static size_t strided_span(ptrdiff_t stride, size_t bsize, size_t nblocks, size_t esize)
+{
+    return ((nblocks - 1) * (size_t)stride + bsize) * esize;
+}
+
+/* A copy within this PE whose two ranges overlap: block by block with
+ * memmove, in increasing order, as one transfer per block would do. */
+static void self_copy(char *d, size_t ds, const char *s, size_t ss, size_t bsize,
+                      size_t nblocks, size_t esize)
+{
+    size_t dspan = (nblocks - 1) * ds + bsize * esize, sspan = (nblocks - 1) * ss + bsize * esize;
+    if (d + dspan <= s || s + sspan <= d) {
+        shm_strided_copy(d, ds, s, ss, bsize, nblocks, esize);
+        return;
+    }
+    for (size_t b = 0; b < nblocks; b++)
+        memmove(d + b * ds, s + b * ss, bsize * esize);
+}
+
 void shm_rma_iput(const char *fn, struct shm_ctx *ctx, void *dest, const void *src,
                   ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, size_t esize,
                   int pe)
 {
     if (nblocks == 0 || bsize == 0)
         return;
+    pe = shm_rma_check(fn, ctx, pe);
     check_strides(fn, dst, sst, bsize, nblocks, esize);
-    for (size_t b = 0; b < nblocks; b++)
-        shm_rma_put(fn, ctx, (char *)dest + b * (size_t)dst * esize,
-                    (const char *)src + b * (size_t)sst * esize, bsize * esize, pe, 0);
+    size_t off, ds = (size_t)dst * esize, ss = (size_t)sst * esize;
+    size_t span = strided_span(dst, bsize, nblocks, esize);
+    int seg = shm_xlate_or_die(fn, dest, span, &off, "destination");
+    if (pe == shm_state_g.me) {
+        self_copy(dest, ds, src, ss, bsize, nblocks, esize);
+        return;
+    }
+    void *peer = shm_seg_peer_addr(seg, pe, off, span);
+    if (peer != NULL) {
+        shm_strided_copy(peer, ds, src, ss, bsize, nblocks, esize);
+        return;
+    }
+    cdt_iput(&ctx->cdt, seg, off, ds, src, ss, bsize, nblocks, esize, pe);
 }
 
 void shm_rma_iget(const char *fn, struct shm_ctx *ctx, void *dest, const void *src,
@@ -158,11 +195,19 @@ void shm_rma_iget(const char *fn, struct shm_ctx *ctx, void *dest, const void *s
 {
     if (nblocks == 0 || bsize == 0)
         return;
+    pe = shm_rma_check(fn, ctx, pe);
     check_strides(fn, dst, sst, bsize, nblocks, esize);
-    /* All blocks in flight, then one wait. */
-    for (size_t b = 0; b < nblocks; b++)
-        shm_rma_get(fn, ctx, (char *)dest + b * (size_t)dst * esize,
-                    (const char *)src + b * (size_t)sst * esize, bsize * esize, pe, 1);
-    if (shm_ctx_world_pe(fn, ctx, pe) != shm_state_g.me)
-        cdt_quiet(&ctx->cdt);
+    size_t off, ds = (size_t)dst * esize, ss = (size_t)sst * esize;
+    size_t span = strided_span(sst, bsize, nblocks, esize);
+    int seg = shm_xlate_or_die(fn, src, span, &off, "source");
+    if (pe == shm_state_g.me) {
+        self_copy(dest, ds, src, ss, bsize, nblocks, esize);
+        return;
+    }
+    const void *peer = shm_seg_peer_addr(seg, pe, off, span);
+    if (peer != NULL) {
+        shm_strided_copy(dest, ds, peer, ss, bsize, nblocks, esize);
+        return;
+    }
+    cdt_iget(&ctx->cdt, dest, ds, seg, off, ss, bsize, nblocks, esize, pe);
 }

@@ -281,6 +281,19 @@ shm_status_t cdt_bulk_xferv(cdt_msg_ep_t *ep, cdt_peer_t peer, int is_get,
                             const cdt_bulk_piece_t *p, size_t n, void *ctx, uint64_t *nops_p);
 /* ==================== end of data services ==================== */
 
+/**
+ * Strided transfers (ofi/ofi_strided.c): nblocks blocks of bsize elements of
+ * esize bytes; block b at (seg, off + b*rstride) on pe and at local +
+ * b*lstride here (strides in bytes). pe is not this PE and its memory is not
+ * mapped here; counts are > 0: the caller checks.
+ * cdt_iput: the source is reusable on return; cdt_quiet() completes it at
+ * the target. cdt_iget: returns with the data in place.
+ */
+void cdt_iput(cdt_ctx_t *ctx, int seg, size_t off, size_t rstride, const void *src,
+              size_t lstride, size_t bsize, size_t nblocks, size_t esize, int pe);
+void cdt_iget(cdt_ctx_t *ctx, void *dst, size_t lstride, int seg, size_t off, size_t rstride,
+              size_t bsize, size_t nblocks, size_t esize, int pe);
+
 /*
  * The data path, inline (see ofi/ofi_inline.h):
  *   void cdt_put(cdt_ctx_t *, int seg, size_t off, const void *src, size_t n, int pe);

@@ -143,6 +143,9 @@ template <class T> void rma(const char *tn)
             shmem_iput(ctx, dst, src, 3, 2, 4, right);
         else
             shmem_iput(dst, src, 3, 2, 4, right);
+        // shmem_barrier_all completes the default context only.
+        if (with_ctx)
+            shmem_ctx_quiet(ctx);
         shmem_barrier_all();
         for (long i = 0; i < 4; i++)
             expect_eq(dst[3 * i], val<T>(left, 2 * i, 1), with_ctx ? "ctx iput" : "iput", tn, i);
@@ -161,6 +164,8 @@ template <class T> void rma(const char *tn)
             shmem_ibput(ctx, dst, src, 3, 4, 2, 3, right);
         else
             shmem_ibput(dst, src, 3, 4, 2, 3, right);
+        if (with_ctx)
+            shmem_ctx_quiet(ctx);
         shmem_barrier_all();
         for (long b = 0; b < 3; b++)
             for (long k = 0; k < 2; k++)

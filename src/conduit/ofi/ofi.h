@@ -175,6 +175,9 @@ void cdt_ofi_kick_pending(cdt_ctx_t *ctx);
 /* Between two polls of a wait that found nothing: yield the core when told
  * to, or once this wait has lasted a while. */
 void cdt_ofi_idle_pause(void);
+/* The same in a wait on ctx's operations; *t0 (0 at the wait's start) is
+ * when it began: yields after a while if ctx kicked a same-host target. */
+void cdt_ofi_wait_pause(cdt_ctx_t *ctx, uint64_t *t0);
 /* Threads of this PE inside a wait on their own operations (wait_cntr):
  * they drive the endpoints themselves, so the progress thread stands back
  * (ofi_progress.c app_polling). */
@@ -188,6 +191,17 @@ int cdt_ofi_dl_loaded(void);
 const char *cdt_ofi_dl_name(void);
 /* Loads libfabric (once): 0, or -1 after one error line naming the file. */
 int cdt_ofi_dl_load(void);
+/* Strided transfers by message on the default endpoint (ofi_strided.c):
+ * open once the default context is enabled (posts its receive buffers),
+ * close after its endpoint is closed; progress reads the default CQ in
+ * place of cdt_progress's own read while on. */
+void cdt_ofi_xf_open(cdt_ctx_t *d);
+void cdt_ofi_xf_close(void);
+int cdt_ofi_xf_on(void);
+void cdt_ofi_xf_progress(void);
+/* Whether a completion's op context is one of its messages, and its peer. */
+int cdt_ofi_xf_owns(const void *opctx);
+int cdt_ofi_xf_pe(const void *opctx);
 /* Each PE's host name (64 bytes), published at cdt_connect. */
 #define CDT_OFI_HOST_KEY "ofishmem.host"
 

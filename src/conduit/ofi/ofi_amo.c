@@ -207,6 +207,7 @@ void cdt_ofi_amo_wait(cdt_ctx_t *ctx)
         return;
     }
     cdt_ofi_stall_t stall = {0};
+    uint64_t t0 = 0;
     for (;;) {
         uint64_t v = fi_cntr_read(ctx->get_cntr);
         if (v >= target) {
@@ -221,7 +222,7 @@ void cdt_ofi_amo_wait(cdt_ctx_t *ctx)
         }
         cdt_ofi_kick_pending(ctx);
         cdt_ofi_stall_check(&stall, v, ctx, "fetching atomic", -1);
-        cdt_ofi_idle_pause();
+        cdt_ofi_wait_pause(ctx, &t0);
     }
 }
 

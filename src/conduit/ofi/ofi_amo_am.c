@@ -474,11 +474,12 @@ static void am_issue(cdt_ctx_t *ctx, cdt_amo_type_t t, cdt_amo_op_t op, int seg,
     pthread_mutex_unlock(&am_g.lock);
     cdt_ofi_issued(ctx, pe);
     stall = (cdt_ofi_stall_t){0};
+    uint64_t t0 = 0;
     if (blocking)
         while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
             cdt_progress();
             cdt_ofi_issued(ctx, pe);
             cdt_ofi_stall_check(&stall, 0, ctx, "atomic (by active message)", pe);
-            cdt_ofi_idle_pause(); /* threads spinning here starved the lock's holder */
+            cdt_ofi_wait_pause(ctx, &t0); /* threads spinning here starved the lock's holder */
         }
 }

@@ -153,9 +153,19 @@ void cdt_ofi_report_cq_error(cdt_ctx_t *ctx, const char *what)
                            "%s to PE %d (host %s) failed on provider %s (no error entry: %s)",
                            what, pe, host, cdt_provider_name(), fi_strerror((int)-rc));
     }
-    /* Every operation on a PE's endpoint carries a cdt_ofi_opctx_t. */
-    const cdt_ofi_opctx_t *c = err.op_context;
-    int pe = c ? c->pe : __atomic_load_n(&ctx->last_pe, __ATOMIC_RELAXED);
+    /* Every operation on a PE's endpoint carries a cdt_ofi_opctx_t, except
+     * the strided engine's messages (ofi_strided.c). */
+    const cdt_ofi_opctx_t *c = NULL;
+    int pe;
+    if (cdt_ofi_xf_owns(err.op_context)) { /* a strided transfer's message */
+        pe = cdt_ofi_xf_pe(err.op_context);
+        what = "strided transfer (message)";
+        if (pe < 0)
+            pe = __atomic_load_n(&ctx->last_pe, __ATOMIC_RELAXED);
+    } else {
+        c = err.op_context;
+        pe = c ? c->pe : __atomic_load_n(&ctx->last_pe, __ATOMIC_RELAXED);
+    }
     char perr[256];
     const char *p = fi_cq_strerror(ctx->cq, err.prov_errno, err.err_data, NULL, 0);
     snprintf(perr, sizeof(perr), "%s", p ? p : "-"); /* the provider's buffer is reused */

@@ -243,7 +243,8 @@ shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
         return SHM_OK;
     }
     struct fi_cntr_attr cattr = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
-    struct fi_cq_attr qattr = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE,
+    /* DATA: the default CQ also reports strided messages (buffer, length). */
+    struct fi_cq_attr qattr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE,
                                .size = 256};
     OFI_CHECK(fi_endpoint(cdt_ofi_g.domain, cdt_ofi_g.info, &ctx->ep, NULL), "fi_endpoint");
     OFI_CHECK(fi_cntr_open(cdt_ofi_g.domain, &cattr, &ctx->put_cntr, NULL), "fi_cntr_open");
@@ -324,6 +325,7 @@ shm_status_t cdt_ctx_init(cdt_ctx_t *ctx, unsigned flags)
     }
     if (is_dflt) {
         cdt_ofi_g.dflt = ctx;
+        cdt_ofi_xf_open(ctx); /* strided transfers by message (ofi_strided.c) */
         /* Contexts made later only read and write: over rxm they need no
          * shared receive context, which costs ~70 MB and ~0.3-0.9 s per
          * endpoint (SOS many-ctx: 64 contexts did not start); without it
@@ -353,8 +355,10 @@ void cdt_ctx_fini(cdt_ctx_t *ctx)
     if (ctx->get_cntr)
         fi_close(&ctx->get_cntr->fid);
     free(ctx->bounce); /* NULL where the lmr held it */
-    if (cdt_ofi_g.dflt == ctx)
+    if (cdt_ofi_g.dflt == ctx) {
         cdt_ofi_g.dflt = NULL;
+        cdt_ofi_xf_close(); /* its receive buffers went with the endpoint */
+    }
     memset(ctx, 0, sizeof(*ctx));
 }
 

@@ -119,8 +119,11 @@ void cdt_progress(void)
 {
     cdt_ctx_t *d = cdt_ofi_g.dflt;
     /* Successful operations leave no entry (selective completion): an
-     * entry here is an error, reported at once (ofi_fault.c). */
-    if (d && shm_unlikely(fi_cq_read(d->cq, NULL, 0) == -FI_EAVAIL))
+     * entry here is an error, reported at once (ofi_fault.c), or a strided
+     * transfer's message, which ofi_strided.c reads and serves. */
+    if (d && cdt_ofi_xf_on())
+        cdt_ofi_xf_progress();
+    else if (d && shm_unlikely(fi_cq_read(d->cq, NULL, 0) == -FI_EAVAIL))
         cdt_ofi_report_cq_error(d, "operation");
     if (shm_unlikely(cdt_ofi_amo_g.am_on))
         cdt_ofi_amo_am_progress(); /* atomics by active message: serve and collect */
@@ -140,6 +143,31 @@ void cdt_ofi_idle_pause(void)
     if (cdt_ofi_fast_g.yield)
         sched_yield();
     __atomic_store_n(&app_polls_g, ++polls, __ATOMIC_RELAXED);
+}
+
+/*
+ * The pause of a wait on operations this context issued. Besides
+ * cdt_ofi_idle_pause: when the context handed work to a same-host target
+ * that must do it in its progress (kick_mask) and the wait has lasted
+ * longer than an answer from a target that polls by itself takes, yield
+ * the core. The target's progress thread, woken by our kick, is likely
+ * queued on this very core (the kernel puts a woken thread on its waker's
+ * CPU); spinning here keeps it off for a whole time slice where the cores
+ * are all busy (2 PEs on 2 cores: the target computes on the other one).
+ * bench/osu/osu_busy_amo, bench/results/speed-2026-11-29.
+ */
+#define KICK_YIELD_NS 4000u
+
+void cdt_ofi_wait_pause(cdt_ctx_t *ctx, uint64_t *t0)
+{
+    if (__atomic_load_n(&ctx->kick_mask, __ATOMIC_RELAXED) != 0 && !cdt_ofi_fast_g.yield) {
+        uint64_t now = cdt_ofi_now_ns();
+        if (*t0 == 0)
+            *t0 = now;
+        else if (now - *t0 > KICK_YIELD_NS)
+            sched_yield();
+    }
+    cdt_ofi_idle_pause();
 }
 
 void cdt_poll_idle(void)

@@ -121,6 +121,7 @@ static void wait_cntrs(cdt_ctx_t *ctx, const wait_one_t *w, int n)
     cdt_ofi_stall_t stall = {0};
     int left = (1 << n) - 1;
     unsigned turn = 0;
+    uint64_t t0 = 0;
     __atomic_add_fetch(&cdt_ofi_app_waiting_g, 1, __ATOMIC_RELAXED);
     for (;;) {
         uint64_t seen = 0;
@@ -132,7 +133,7 @@ static void wait_cntrs(cdt_ctx_t *ctx, const wait_one_t *w, int n)
         wait_turn_progress(ctx, ++turn);
         cdt_ofi_kick_pending(ctx);
         cdt_ofi_stall_check(&stall, seen, ctx, w[left & 1 ? 0 : 1].what, -1);
-        cdt_ofi_idle_pause();
+        cdt_ofi_wait_pause(ctx, &t0);
     }
     __atomic_sub_fetch(&cdt_ofi_app_waiting_g, 1, __ATOMIC_RELAXED);
     /* Every read is complete: values that came into slots go out. */

@@ -25,7 +25,12 @@
 #     (SHMEM_BOUNCE_SIZE=4M) against a registration per transfer
 #     (SHMEM_BOUNCE_SIZE=0). Only the copy's cost is real here: the
 #     checker's registration is bookkeeping over tcp's, not a NIC pinning
-#     pages, so the crossover on hardware lies lower than measured here.
+#     pages: a NIC's registration costs more, so on hardware the bounce
+#     road wins up to larger sizes than here, unless the provider's
+#     registration cache finds the buffer already registered (a buffer
+#     reused from call to call). Measured 2026-11-29: registration 1.03-1.30x
+#     the bounce road up to 16 KiB, 0.84-1.05x from 64 KiB
+#     (bench/results/contract-2026-11-29/lmr).
 #
 # Rounds alternate the sides (A B, then B A, ...); the table gives the
 # median over rounds of each program's median of --reps repetitions, and

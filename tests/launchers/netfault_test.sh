@@ -255,9 +255,13 @@ flap | flap_long)
         expect_clean
         ok "$CASE: link down for $((up_ms - down_ms)) ms: the job recovered and passed, data checked ($(grep -o '[0-9]* rounds of mixed in [0-9.]* s' "$W/out"))"
     else
-        expect_fabric_end "$down_ms" "$FABRIC_MSG"
+        # One line per host (docs/RELIABILITY.md): the far host's PE holds
+        # 3 s before it reports, and the launcher's own channel to that host
+        # crosses the same dead link, so under load it may not end that PE
+        # first (down_put at load 15 beside 2 CPU hogs: both hosts reported).
+        PER_HOST_OK=1 expect_fabric_end "$down_ms" "$FABRIC_MSG"
         expect_clean
-        ok "$CASE: link down for $((up_ms - down_ms)) ms: the job ended $TOOK ms after the link went down, one message"
+        ok "$CASE: link down for $((up_ms - down_ms)) ms: the job ended $TOOK ms after the link went down, one message per host at most"
     fi
     ;;
 stopped)

@@ -17,6 +17,7 @@
 // the exchange cannot add connections. Providers other than tcp;ofi_rxm
 // (no listening socket) are reported and skipped.
 #include "pe_check.h"
+#include "pe_sockets.h"
 
 #include <dirent.h>
 
@@ -34,27 +35,6 @@ typedef struct {
     ep_t local[MAXSOCK], remote[MAXSOCK];
 } socks_t;
 
-static int own_socket_inodes(unsigned long *ino, int max)
-{
-    DIR *d = opendir("/proc/self/fd");
-    int n = 0;
-    if (d == NULL)
-        return 0;
-    struct dirent *e;
-    char path[300], link[64];
-    while ((e = readdir(d)) != NULL && n < max) {
-        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
-        ssize_t len = readlink(path, link, sizeof link - 1);
-        if (len <= 0)
-            continue;
-        link[len] = '\0';
-        unsigned long v;
-        if (sscanf(link, "socket:[%lu]", &v) == 1)
-            ino[n++] = v;
-    }
-    closedir(d);
-    return n;
-}
 
 // This process's IPv4 TCP sockets in state st (0x01 established, 0x0A listening).
 static void tcp_sockets(unsigned st, socks_t *out)

@@ -45,6 +45,7 @@
 
 #include "core/env.h"
 #include "core/log.h"
+#include "runtime/pidfd.h"
 #include "runtime/rt.h"
 #include "runtime/rt_watch.h"
 
@@ -416,17 +417,6 @@ static void sock_limits(int fd, int timeout_s)
 
 /* ---- start, stop, deadlines ------------------------------------------------ */
 
-static int pidfd_open_(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-    return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-    (void)pid;
-    errno = ENOSYS;
-    return -1;
-#endif
-}
-
 int shm_rt_watch_start(void)
 {
     if (gethostname(rtw_host, sizeof rtw_host - 1) != 0)
@@ -440,7 +430,7 @@ int shm_rt_watch_start(void)
      * would mean it is gone already or the PE was started detached. */
     rtw_ppid = getppid();
     if (rtw_ppid > 1) {
-        rtw_pidfd = pidfd_open_(rtw_ppid);
+        rtw_pidfd = shm_pidfd_open(rtw_ppid);
         char path[64];
         snprintf(path, sizeof path, "/proc/%d/comm", (int)rtw_ppid);
         int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -60,7 +60,10 @@ LT=3 FT=3 ACK_MS=2000
 SLACK_MS=$(awk -v n="$(nproc)" '{ x = $1 - n; if (x < 0) x = 0; if (x > 8) x = 8;
                                   printf "%d", 2000 + 1000 * x }' /proc/loadavg)
 TAG="fatal_bound.$$.$RANDOM"
-now_ms() { date +%s%3N; }
+# now_ms, alive, wait_gone (a miss shows the job's output)
+source "$(dirname "$0")/../reliability/bound.sh"
+bound_fail() { cat "$W/out" >&2; fail "$CASE: $*"; }
+BOUND_FAIL=bound_fail BOUND_GRACE_MS=10000
 
 # The job's processes carry TAG in their environment (both launchers pass
 # theirs on): found in /proc whatever their parent.
@@ -99,31 +102,6 @@ pes() {
     done
     [ ${#PES[@]} -eq "$2" ] || fail "$CASE: expected $2 PEs ($1), found ${#PES[@]}"
     ALL=("${PES[@]}")
-}
-
-alive() {
-    local p st out=()
-    for p in "$@"; do
-        st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -c1)
-        [ -n "$st" ] && [ "$st" != Z ] && out+=("$p")
-    done
-    echo "${out[@]}"
-}
-
-# wait_gone FROM_MS BOUND_MS PIDS...: all ended within the bound (+ slack).
-wait_gone() {
-    local from=$1 bound=$2 left
-    shift 2
-    while :; do
-        left=$(alive "$@")
-        [ -z "$left" ] && break
-        [ $(($(now_ms) - from)) -gt $((bound + SLACK_MS + 10000)) ] && break
-        sleep 0.05
-    done
-    TOOK=$(($(now_ms) - from))
-    [ -z "$left" ] || { cat "$W/out" >&2; fail "$CASE: PEs $left still ran $TOOK ms after the fault"; }
-    [ "$TOOK" -le $((bound + SLACK_MS)) ] ||
-        { cat "$W/out" >&2; fail "$CASE: the PEs ended $TOOK ms after the fault (bound $bound ms + slack $SLACK_MS ms)"; }
 }
 
 # finish SECONDS: the launcher returns within that, with a failure status.

@@ -82,7 +82,8 @@ cleanup() {
     rm -rf "$W"
 }
 trap cleanup EXIT
-now_ms() { date +%s%3N; }
+# now_ms, alive, wait_gone
+source "$(dirname "$0")/bound.sh"
 
 export TMPDIR=$W/tmp SHMEM_LAUNCHER_TIMEOUT=$LT SHMEM_FABRIC_TIMEOUT=$FT PE_WATCHDOG_S=60
 unset SHMEM_OFI_PROVIDER FI_PROVIDER
@@ -115,33 +116,6 @@ collect() {
         [ "$(cat "/proc/$p/comm" 2>/dev/null)" = oshrun ] || PES+=("$p")
     done
     [ ${#PES[@]} -eq "$1" ] || fail "expected $1 PEs under oshrun, found ${#PES[@]}: ${PES[*]}"
-}
-
-# alive PIDS...: those still running (a zombie has ended).
-alive() {
-    local p st out=()
-    for p in "$@"; do
-        st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -c1)
-        [ -n "$st" ] && [ "$st" != Z ] && out+=("$p")
-    done
-    echo "${out[@]}"
-}
-
-# wait_gone FROM_MS LIMIT_MS PIDS...: every one ended within LIMIT_MS of
-# FROM_MS (+ the slack); sets TOOK (ms from FROM_MS).
-wait_gone() {
-    local from=$1 limit=$2 left
-    shift 2
-    while :; do
-        left=$(alive "$@")
-        [ -z "$left" ] && break
-        [ $(($(now_ms) - from)) -gt $((limit + SLACK_MS + 5000)) ] && break
-        sleep 0.05
-    done
-    TOOK=$(($(now_ms) - from))
-    [ -z "$left" ] || fail "PEs $left still ran $TOOK ms after the fault"
-    [ "$TOOK" -le $((limit + SLACK_MS)) ] ||
-        fail "the PEs ended $TOOK ms after the fault (bound $limit ms + slack $SLACK_MS ms)"
 }
 
 # finish_job SECONDS: oshrun must return, with a failure status, within that.

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "conduit/ofi/ofi_regions.h"
+#include "runtime/pidfd.h"
 
 #include "oshrun.h"
 
@@ -44,17 +45,6 @@ static int sweeper_fd = -1;
 void osr_sweep_pid(pid_t pid)
 {
     cdt_ofi_regions_unlink(pid);
-}
-
-static int pidfd_open_(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-    return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-    (void)pid;
-    errno = ENOSYS;
-    return -1;
-#endif
 }
 
 static int64_t mono_ms(void)
@@ -97,7 +87,7 @@ static void sweeper_main(int rfd)
             fds = nf;
         }
         pids[n] = (pid_t)v;
-        fds[n] = pidfd_open_((pid_t)v); // -1: already gone (and swept) or no pidfd
+        fds[n] = shm_pidfd_open((pid_t)v); // -1: already gone (and swept) or no pidfd
         n++;
     }
     // oshrun died: its PEs get SIGKILL from the kernel. Wait for them.

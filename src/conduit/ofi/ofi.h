@@ -64,6 +64,11 @@ typedef struct {
      * as rxm's eager buffer, above which it segments or hands over by
      * rendezvous). */
     size_t msg_eager_max;
+    /* The receiver's kernel copies a message out of the sender's buffer
+     * (shm's CMA): the engine packs with streaming stores, so the copy
+     * does not leave the lines shared with the receiver's core (the next
+     * pack into that buffer then waited for them). */
+    int msg_peer_copies;
 } cdt_ofi_prov_row_t;
 
 /*

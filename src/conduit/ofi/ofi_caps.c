@@ -29,9 +29,11 @@ static const cdt_ofi_prov_row_t prov_table[] = {
       * read (bench/rpc/sg_bw), 0.6x as 16 one-iov reads. */
      .rma_iov_slow = 1,
      /* A message above its inject size is one process_vm_readv by the
-      * receiver, of any size (osu_strided iput of 32 KiB as one message:
-      * 13.8 us; as three of 16 KiB: 15.1-20.9 us). */
-     .msg_eager_max = 65536},
+      * receiver from the sender's buffer, of any size. A plain pack into
+      * that buffer afterwards took 8-15 us for 32 KiB whenever the two
+      * PEs' cores were far apart (repeated at once: 1.5 us), streamed 3 us:
+      * bench/results/strided-xf-2026-11-29. */
+     .msg_peer_copies = 1, .msg_eager_max = 65536},
     /* rxm counts a put complete before the data landed; injects ignore DC. */
     /* rxm opens a connection on a pair's first transfer. When both ends of a
      * pair do so at once, rxm keeps the request of the end with the lower

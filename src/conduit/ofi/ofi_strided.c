@@ -14,7 +14,9 @@
  *    pack them, and scatters the answer here. A message is as large as the
  *    provider sends in one piece (its table row's msg_eager_max: 16 KiB
  *    for rxm's eager buffer, 64 KiB where any size goes at once), so a
- *    32 KiB iput is one message and one answer on shm and sockets.
+ *    32 KiB iput is one message and one answer on shm and sockets. Where
+ *    the receiver's kernel copies the message out of the sender's buffer
+ *    (msg_peer_copies: shm), packing uses streaming stores (xf_pack).
  * SHMEM_STRIDED forces one road (tests, measurements).
  *
  * The messages ride the PE's default endpoint, the one peers address: no
@@ -36,6 +38,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "conduit/conduit.h"
 #include "conduit/ofi/ofi.h"
@@ -51,6 +56,7 @@
 #define XF_PAY_MAX (xf_g.msg_max - sizeof(xf_hdr_t))
 #define XF_BUF_BYTES ((size_t)512 * 1024) /* send buffers: this much in flight */
 #define XF_BUFS_MIN 8
+#define XF_SCRATCH 4096 /* xf_pack's staging on the stack */
 /* Blocks this large go as one RMA each (no copies). */
 #define XF_BLOCK_RMA 8192
 /* A get reads the whole span when it is at most this many times the data. */
@@ -110,6 +116,7 @@ static struct {
     xf_buf_t *bufs, *free_bufs;
     unsigned char *bufmem;
     size_t msg_max, nbufs, rbuf_len;
+    int nt; /* pack with streaming stores (msg_peer_copies) */
     xf_buf_t *outq, **outq_tail; /* built, not yet taken by the provider */
     xf_slot_t *slots, *free_slots;
     xf_pending_t *acks, *gets;   /* answers to send, gets to pack (no buffer yet) */
@@ -173,6 +180,9 @@ void cdt_ofi_xf_open(cdt_ctx_t *d)
     xf_g.msg_max = msg;
     xf_g.nbufs = XF_BUF_BYTES / msg < XF_BUFS_MIN ? XF_BUFS_MIN : XF_BUF_BYTES / msg;
     xf_g.rbuf_len = 8 * msg < XF_RBUF_MIN ? XF_RBUF_MIN : 8 * msg;
+#if defined(__x86_64__)
+    xf_g.nt = row->msg_peer_copies;
+#endif
     if (fi_setopt(&d->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &msg, sizeof(msg)) != 0)
         return;
     /* Untouched until messages come: a PE that is sent none pays no memory. */
@@ -342,11 +352,60 @@ static void xf_flush_small(void)
     xf_g.nacks -= i;
 }
 
-/* Packs nblocks blocks (stride sstride bytes) contiguously at d. */
+/* ---- packing ------------------------------------------------------------- */
+
+#if defined(__x86_64__)
+/* n bytes to d with streaming stores, d 16-byte aligned or not. */
+static void xf_stream(unsigned char *d, const unsigned char *s, size_t n)
+{
+    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+    if (head > n)
+        head = n;
+    memcpy(d, s, head);
+    d += head, s += head, n -= head;
+    for (; n >= 64; n -= 64, d += 64, s += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)s);
+        __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
+        _mm_stream_si128((__m128i *)d, a);
+        _mm_stream_si128((__m128i *)(d + 16), b);
+        _mm_stream_si128((__m128i *)(d + 32), c);
+        _mm_stream_si128((__m128i *)(d + 48), e);
+    }
+    for (; n >= 16; n -= 16, d += 16, s += 16)
+        _mm_stream_si128((__m128i *)d, _mm_loadu_si128((const __m128i *)s));
+    memcpy(d, s, n);
+}
+#endif
+
+/* Packs nblocks blocks (stride sstride bytes) contiguously at d. Where the
+ * peer's kernel reads the message out of our buffer (xf_g.nt), through a
+ * stack scratch and streaming stores: a plain store into a line the peer's
+ * copy left shared waits for that core to give it up. */
 static void xf_pack(unsigned char *d, const unsigned char *s, size_t sstride, size_t bsize,
                     size_t nblocks, size_t esize)
 {
-    shm_strided_copy(d, bsize * esize, s, sstride, bsize, nblocks, esize);
+    size_t bbytes = bsize * esize;
+#if defined(__x86_64__)
+    if (xf_g.nt) {
+        if (bbytes >= XF_SCRATCH) {
+            for (size_t b = 0; b < nblocks; b++)
+                xf_stream(d + b * bbytes, s + b * sstride, bbytes);
+        } else {
+            unsigned char tmp[XF_SCRATCH] __attribute__((aligned(64)));
+            size_t per = XF_SCRATCH / bbytes;
+            for (size_t b = 0; b < nblocks; b += per) {
+                size_t k = nblocks - b < per ? nblocks - b : per;
+                shm_strided_copy(tmp, bbytes, s + b * sstride, sstride, bsize, k, esize);
+                xf_stream(d + b * bbytes, tmp, k * bbytes);
+            }
+        }
+        _mm_sfence(); /* the stores are seen before the message is */
+        return;
+    }
+#endif
+    shm_strided_copy(d, bbytes, s, sstride, bsize, nblocks, esize);
 }
 
 /* ---- the target's side --------------------------------------------------- */

@@ -59,6 +59,16 @@ typedef struct {
     /* Endpoints talk only to endpoints opened with the same authorization
      * key, a 16-byte job UUID (psm3): derived from the job's PMIx namespace. */
     int auth_job_uuid;
+    /* Strided transfers by message (ofi_strided.c): the largest message
+     * sent in one piece without a further exchange (0: not measured, 16 KiB
+     * as rxm's eager buffer, above which it segments or hands over by
+     * rendezvous). */
+    size_t msg_eager_max;
+    /* The receiver's kernel copies a message out of the sender's buffer
+     * (shm's CMA): the engine packs with streaming stores, so the copy
+     * does not leave the lines shared with the receiver's core (the next
+     * pack into that buffer then waited for them). */
+    int msg_peer_copies;
 } cdt_ofi_prov_row_t;
 
 /*

@@ -27,7 +27,13 @@ static const cdt_ofi_prov_row_t prov_table[] = {
      /* A read of 4 iovs goes through the target's queue, not the kernel
       * copy: 1 MiB pulled as 16 x 64 KiB pieces ran at 0.07x of one 1 MiB
       * read (bench/rpc/sg_bw), 0.6x as 16 one-iov reads. */
-     .rma_iov_slow = 1},
+     .rma_iov_slow = 1,
+     /* A message above its inject size is one process_vm_readv by the
+      * receiver from the sender's buffer, of any size. A plain pack into
+      * that buffer afterwards took 8-15 us for 32 KiB whenever the two
+      * PEs' cores were far apart (repeated at once: 1.5 us), streamed 3 us:
+      * bench/results/strided-xf-2026-11-29. */
+     .msg_peer_copies = 1, .msg_eager_max = 65536},
     /* rxm counts a put complete before the data landed; injects ignore DC. */
     /* rxm opens a connection on a pair's first transfer. When both ends of a
      * pair do so at once, rxm keeps the request of the end with the lower
@@ -44,10 +50,14 @@ static const cdt_ofi_prov_row_t prov_table[] = {
      * puts, completion, then a check at the target): 537/2000 rounds had a
      * put not yet landed when its counter said done; with an 8-byte read
      * after the puts, 0/1000 (also 0/1000 with FI_FENCE on the read). */
+    /* msg_eager_max: FI_OFI_RXM_BUFFER_SIZE's default 16 KiB, less rxm's
+     * header; larger messages go segmented (SAR): measured no faster
+     * (osu_strided iput 32 KiB: 50 vs 51 us). */
     {.name = "tcp;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .read_orders_writes = 1,
-     .cntr_wait_broken = 0, .needs_target_progress = 1, .lazy_connect = 1},
+     .cntr_wait_broken = 0, .needs_target_progress = 1, .lazy_connect = 1,
+     .msg_eager_max = 16384 - 256},
     {.name = "verbs;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 0,
-     .needs_target_progress = 1, .lazy_connect = 1},
+     .needs_target_progress = 1, .lazy_connect = 1, .msg_eager_max = 16384 - 256},
     /* sockets: fi_cntr_wait returns +110. With the manual progress we ask
      * for it has no progress thread of its own: the target must drive it,
      * and it refuses FI_GETWAIT on a CQ (ofi_init.c cdt_ctx_init). Its writes,
@@ -57,8 +67,12 @@ static const cdt_ofi_prov_row_t prov_table[] = {
      * bench/raw_fi order, 0/1000 rounds late without it (tcp;ofi_rxm: 537/
      * 2000), and tests/pe quiet_small_oob.sockets. A read-back would double
      * the messages of put+quiet (4 per put instead of 2). */
+    /* msg_eager_max: a message of any size goes as one write on the
+     * connection (osu_strided iput of 32 KiB: one 32 KiB message 59-100 us
+     * against three of 16 KiB 78-111 us, contiguous put 27-48 us). */
     {.name = "sockets", .put_needs_dc = 1, .inject_honours_dc = 1, .read_orders_writes = 1,
-     .cntr_wait_broken = 1, .needs_target_progress = 1, .sends_in_progress = 1},
+     .cntr_wait_broken = 1, .needs_target_progress = 1, .sends_in_progress = 1,
+     .msg_eager_max = 65536},
     /* psm3: "an endpoint can only communicate with endpoints with the same
      * UUID"; jobs sharing the default UUID can collide (fi_psm3.7). */
     {.name = "psm3", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 1,

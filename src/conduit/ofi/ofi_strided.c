@@ -11,7 +11,12 @@
  *    a read;
  *  - otherwise messages: a put packs its blocks into messages that the
  *    target scatters in its progress and answers; a get asks the target to
- *    pack them, and scatters the answer here.
+ *    pack them, and scatters the answer here. A message is as large as the
+ *    provider sends in one piece (its table row's msg_eager_max: 16 KiB
+ *    for rxm's eager buffer, 64 KiB where any size goes at once), so a
+ *    32 KiB iput is one message and one answer on shm and sockets. Where
+ *    the receiver's kernel copies the message out of the sender's buffer
+ *    (msg_peer_copies: shm), packing uses streaming stores (xf_pack).
  * SHMEM_STRIDED forces one road (tests, measurements).
  *
  * The messages ride the PE's default endpoint, the one peers address: no
@@ -33,6 +38,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "conduit/conduit.h"
 #include "conduit/ofi/ofi.h"
@@ -40,18 +48,23 @@
 #include "core/log.h"
 #include "core/strided.h"
 
-/* One message at most: rxm sends up to its 16 KiB buffer eagerly. */
-#define XF_MSG_MAX (16384 - 256)
-#define XF_PAY_MAX (XF_MSG_MAX - sizeof(xf_hdr_t))
+/* One message at most: the provider row's msg_eager_max, or rxm's 16 KiB
+ * eager buffer where not measured; never more than XF_MSG_CAP. */
+#define XF_MSG_DFLT (16384 - 256)
+#define XF_MSG_CAP ((size_t)64 * 1024)
+#define XF_MSG_MIN 1024 /* a provider with smaller messages gets none */
+#define XF_PAY_MAX (xf_g.msg_max - sizeof(xf_hdr_t))
+#define XF_BUF_BYTES ((size_t)512 * 1024) /* send buffers: this much in flight */
+#define XF_BUFS_MIN 8
+#define XF_SCRATCH 4096 /* xf_pack's staging on the stack */
 /* Blocks this large go as one RMA each (no copies). */
 #define XF_BLOCK_RMA 8192
 /* A get reads the whole span when it is at most this many times the data. */
 #define XF_DENSE 2
 #define XF_STAGE_MAX ((size_t)1 << 20) /* span read per piece */
-#define XF_BUFS 32                     /* send buffers: messages in flight */
 #define XF_SLOTS 256                   /* messages of this PE awaiting an answer */
 #define XF_RBUFS 2
-#define XF_RBUF_LEN (256 * 1024)
+#define XF_RBUF_MIN ((size_t)256 * 1024) /* and at least 8 messages */
 
 enum { XF_PUT = 0x58465031, XF_PUT_ACK, XF_GET, XF_GET_DATA };
 enum { XF_AUTO = 0, XF_MESSAGES, XF_SPAN, XF_BLOCKS };
@@ -69,11 +82,10 @@ typedef struct xf_buf {
     struct xf_buf *next;
     int pe;
     size_t len;
-    union {
-        xf_hdr_t hdr;
-        unsigned char data[XF_MSG_MAX];
-    } u;
+    unsigned char *data; /* msg_max bytes: a header, then packed blocks */
 } xf_buf_t;
+
+#define XF_HDR(b) ((xf_hdr_t *)(b)->data)
 
 typedef struct {
     struct fi_context2 fictx;
@@ -102,6 +114,9 @@ static struct {
     xf_rbuf_t rbuf[XF_RBUFS];
     unsigned char *rmem;
     xf_buf_t *bufs, *free_bufs;
+    unsigned char *bufmem;
+    size_t msg_max, nbufs, rbuf_len;
+    int nt; /* pack with streaming stores (msg_peer_copies) */
     xf_buf_t *outq, **outq_tail; /* built, not yet taken by the provider */
     xf_slot_t *slots, *free_slots;
     xf_pending_t *acks, *gets;   /* answers to send, gets to pack (no buffer yet) */
@@ -127,7 +142,7 @@ static int xf_mode(void)
 
 static shm_status_t post_rbuf(xf_rbuf_t *r)
 {
-    struct iovec iov = {.iov_base = r->mem, .iov_len = XF_RBUF_LEN};
+    struct iovec iov = {.iov_base = r->mem, .iov_len = xf_g.rbuf_len};
     struct fi_msg msg = {.msg_iov = &iov, .iov_count = 1, .addr = FI_ADDR_UNSPEC,
                          .context = &r->fictx};
     ssize_t rc;
@@ -151,19 +166,31 @@ void cdt_ofi_xf_open(cdt_ctx_t *d)
     /* Its buffers are plain memory: a provider that wants descriptors for
      * them (FI_MR_LOCAL) or takes smaller messages keeps the span and
      * block roads, which go through the contract's RMA paths. */
-    if (cdt_ofi_g.caps.mr_local || cdt_ofi_g.caps.max_msg_size < XF_MSG_MAX)
+    const cdt_ofi_prov_row_t *row = cdt_ofi_prov_row(cdt_ofi_g.prov_name);
+    size_t msg = row->msg_eager_max ? row->msg_eager_max : XF_MSG_DFLT;
+    if (msg > XF_MSG_CAP)
+        msg = XF_MSG_CAP;
+    if (cdt_ofi_g.caps.max_msg_size && msg > cdt_ofi_g.caps.max_msg_size)
+        msg = cdt_ofi_g.caps.max_msg_size;
+    msg &= ~(size_t)63; /* every buffer's data 64-byte aligned */
+    if (cdt_ofi_g.caps.mr_local || msg < XF_MSG_MIN)
         return;
     xf_g.d = d;
     xf_g.inject = info->tx_attr->inject_size;
-    size_t min = XF_MSG_MAX;
-    if (fi_setopt(&d->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min, sizeof(min)) != 0)
+    xf_g.msg_max = msg;
+    xf_g.nbufs = XF_BUF_BYTES / msg < XF_BUFS_MIN ? XF_BUFS_MIN : XF_BUF_BYTES / msg;
+    xf_g.rbuf_len = 8 * msg < XF_RBUF_MIN ? XF_RBUF_MIN : 8 * msg;
+#if defined(__x86_64__)
+    xf_g.nt = row->msg_peer_copies;
+#endif
+    if (fi_setopt(&d->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &msg, sizeof(msg)) != 0)
         return;
     /* Untouched until messages come: a PE that is sent none pays no memory. */
-    xf_g.rmem = malloc((size_t)XF_RBUFS * XF_RBUF_LEN);
+    xf_g.rmem = malloc((size_t)XF_RBUFS * xf_g.rbuf_len);
     if (xf_g.rmem == NULL)
         return;
     for (int i = 0; i < XF_RBUFS; i++) {
-        xf_g.rbuf[i].mem = xf_g.rmem + (size_t)i * XF_RBUF_LEN;
+        xf_g.rbuf[i].mem = xf_g.rmem + (size_t)i * xf_g.rbuf_len;
         if (post_rbuf(&xf_g.rbuf[i]) != SHM_OK)
             return; /* posted ones are cancelled with the endpoint */
     }
@@ -176,6 +203,7 @@ void cdt_ofi_xf_close(void)
     /* After the endpoint is closed: nothing is posted any more. */
     free(xf_g.rmem);
     free(xf_g.bufs);
+    free(xf_g.bufmem);
     free(xf_g.slots);
     free(xf_g.acks);
     free(xf_g.gets);
@@ -190,14 +218,14 @@ int cdt_ofi_xf_owns(const void *opctx)
 {
     uintptr_t p = (uintptr_t)opctx;
     uintptr_t b = (uintptr_t)xf_g.bufs, r = (uintptr_t)xf_g.rbuf;
-    return (b && p >= b && p < b + XF_BUFS * sizeof(xf_buf_t)) ||
+    return (b && p >= b && p < b + xf_g.nbufs * sizeof(xf_buf_t)) ||
            (p >= r && p < r + sizeof(xf_g.rbuf));
 }
 
 int cdt_ofi_xf_pe(const void *opctx)
 {
     uintptr_t p = (uintptr_t)opctx, b = (uintptr_t)xf_g.bufs;
-    if (b && p >= b && p < b + XF_BUFS * sizeof(xf_buf_t))
+    if (b && p >= b && p < b + xf_g.nbufs * sizeof(xf_buf_t))
         return ((const xf_buf_t *)opctx)->pe;
     return -1;
 }
@@ -209,11 +237,14 @@ static void xf_pools(void)
 {
     if (xf_g.bufs != NULL)
         return;
-    xf_g.bufs = calloc(XF_BUFS, sizeof(xf_buf_t));
+    xf_g.bufs = calloc(xf_g.nbufs, sizeof(xf_buf_t));
     xf_g.slots = calloc(XF_SLOTS, sizeof(xf_slot_t));
-    if (xf_g.bufs == NULL || xf_g.slots == NULL)
-        shm_fatal("strided transfers: out of memory for %d message buffers", XF_BUFS);
-    for (int i = XF_BUFS - 1; i >= 0; i--) {
+    xf_g.bufmem = aligned_alloc(64, xf_g.nbufs * xf_g.msg_max);
+    if (xf_g.bufs == NULL || xf_g.slots == NULL || xf_g.bufmem == NULL)
+        shm_fatal("strided transfers: out of memory for %zu message buffers of %zu bytes",
+                  xf_g.nbufs, xf_g.msg_max);
+    for (size_t i = xf_g.nbufs; i-- > 0;) {
+        xf_g.bufs[i].data = xf_g.bufmem + i * xf_g.msg_max;
         xf_g.bufs[i].next = xf_g.free_bufs;
         xf_g.free_bufs = &xf_g.bufs[i];
     }
@@ -244,7 +275,7 @@ static void xf_flush_out(void)
 {
     while (xf_g.outq) {
         xf_buf_t *b = xf_g.outq;
-        struct iovec iov = {.iov_base = b->u.data, .iov_len = b->len};
+        struct iovec iov = {.iov_base = b->data, .iov_len = b->len};
         struct fi_msg msg = {.msg_iov = &iov, .iov_count = 1, .addr = cdt_ofi_addr(b->pe),
                              .context = &b->fictx};
         ssize_t rc = fi_sendmsg(xf_g.d->ep, &msg, FI_COMPLETION);
@@ -313,12 +344,68 @@ static void xf_flush_small(void)
             xf_buf_t *b = xf_buf_try();
             if (b == NULL)
                 break;
-            b->u.hdr = a->hdr;
+            *XF_HDR(b) = a->hdr;
             xf_send(b, a->pe, sizeof(a->hdr));
         }
     }
     memmove(xf_g.acks, xf_g.acks + i, (xf_g.nacks - i) * sizeof(*xf_g.acks));
     xf_g.nacks -= i;
+}
+
+/* ---- packing ------------------------------------------------------------- */
+
+#if defined(__x86_64__)
+/* n bytes to d with streaming stores, d 16-byte aligned or not. */
+static void xf_stream(unsigned char *d, const unsigned char *s, size_t n)
+{
+    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+    if (head > n)
+        head = n;
+    memcpy(d, s, head);
+    d += head, s += head, n -= head;
+    for (; n >= 64; n -= 64, d += 64, s += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)s);
+        __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
+        _mm_stream_si128((__m128i *)d, a);
+        _mm_stream_si128((__m128i *)(d + 16), b);
+        _mm_stream_si128((__m128i *)(d + 32), c);
+        _mm_stream_si128((__m128i *)(d + 48), e);
+    }
+    for (; n >= 16; n -= 16, d += 16, s += 16)
+        _mm_stream_si128((__m128i *)d, _mm_loadu_si128((const __m128i *)s));
+    memcpy(d, s, n);
+}
+#endif
+
+/* Packs nblocks blocks (stride sstride bytes) contiguously at d. Where the
+ * peer's kernel reads the message out of our buffer (xf_g.nt), through a
+ * stack scratch and streaming stores: a plain store into a line the peer's
+ * copy left shared waits for that core to give it up. */
+static void xf_pack(unsigned char *d, const unsigned char *s, size_t sstride, size_t bsize,
+                    size_t nblocks, size_t esize)
+{
+    size_t bbytes = bsize * esize;
+#if defined(__x86_64__)
+    if (xf_g.nt) {
+        if (bbytes >= XF_SCRATCH) {
+            for (size_t b = 0; b < nblocks; b++)
+                xf_stream(d + b * bbytes, s + b * sstride, bbytes);
+        } else {
+            unsigned char tmp[XF_SCRATCH] __attribute__((aligned(64)));
+            size_t per = XF_SCRATCH / bbytes;
+            for (size_t b = 0; b < nblocks; b += per) {
+                size_t k = nblocks - b < per ? nblocks - b : per;
+                shm_strided_copy(tmp, bbytes, s + b * sstride, sstride, bsize, k, esize);
+                xf_stream(d + b * bbytes, tmp, k * bbytes);
+            }
+        }
+        _mm_sfence(); /* the stores are seen before the message is */
+        return;
+    }
+#endif
+    shm_strided_copy(d, bbytes, s, sstride, bsize, nblocks, esize);
 }
 
 /* ---- the target's side --------------------------------------------------- */
@@ -343,10 +430,9 @@ static int xf_serve_get(int pe, const xf_hdr_t *h)
     if (b == NULL)
         return 0;
     size_t bbytes = (size_t)h->bsize * h->esize;
-    b->u.hdr = *h;
-    b->u.hdr.kind = XF_GET_DATA;
-    shm_strided_copy(b->u.data + sizeof(xf_hdr_t), bbytes, xf_local(h), h->stride, h->bsize,
-                     h->nblocks, h->esize);
+    *XF_HDR(b) = *h;
+    XF_HDR(b)->kind = XF_GET_DATA;
+    xf_pack(b->data + sizeof(xf_hdr_t), xf_local(h), h->stride, h->bsize, h->nblocks, h->esize);
     xf_send(b, pe, sizeof(xf_hdr_t) + bbytes * h->nblocks);
     return 1;
 }
@@ -500,12 +586,11 @@ static void xf_put_msgs(cdt_ctx_t *ctx, int seg, size_t off, size_t rstride, con
         xf_slot_t *slot;
         xf_take(ctx, pe, &buf, &slot);
         *slot = (xf_slot_t){.ctx = ctx};
-        buf->u.hdr = (xf_hdr_t){.kind = XF_PUT, .origin = (uint32_t)cdt_ofi_g.cfg.rank,
+        *XF_HDR(buf) = (xf_hdr_t){.kind = XF_PUT, .origin = (uint32_t)cdt_ofi_g.cfg.rank,
                                 .slot = (uint32_t)(slot - xf_g.slots), .seg = (uint8_t)seg,
                                 .esize = (uint8_t)esize, .off = off + b * rstride,
                                 .stride = rstride, .bsize = bsize, .nblocks = k};
-        shm_strided_copy(buf->u.data + sizeof(xf_hdr_t), bbytes, s + b * lstride, lstride, bsize,
-                         k, esize);
+        xf_pack(buf->data + sizeof(xf_hdr_t), s + b * lstride, lstride, bsize, k, esize);
         cdt_ofi_count(ctx, &ctx->put_issued, 1); /* before the issue: see cdt_ofi_count */
         xf_send(buf, pe, sizeof(xf_hdr_t) + k * bbytes);
     }

@@ -14,10 +14,11 @@
  *    periodically, drives progress unless the PE's own threads are polling
  *    already (app_polling), and sleeps again; the fabric's CQ has no wait
  *    object. The interval adapts, as the RPC layer's thread does
- *    (src/rpc/progress.c): with I = SHMEM_PROGRESS_INTERVAL, I/4 during the
- *    first 10 I after the last sign of traffic (the PE's own library calls,
- *    atomics by active message served, kicks), I until 1000 I, then 5 I
- *    (default: 50 us for 2 ms, 200 us for 0.2 s, then 1 ms). Over
+ *    (src/rpc/progress.c): with I = SHMEM_PROGRESS_INTERVAL, I/16 during
+ *    the first 2 I after the last sign of traffic (the PE's own library
+ *    calls, atomics by active message served, kicks, progress calls that
+ *    served a peer), I/4 until 10 I, I until 1000 I, then 5 I (default:
+ *    12.5 us for 0.4 ms, 50 us until 2 ms, 200 us until 0.2 s, then 1 ms). Over
  *    tcp;ofi_rxm a wait object on the CQ costs the PE's own polling (rxm
  *    1.17 puts its tcp CQs on an epoll set every progress call pays for:
  *    ~2.4 us of a put + quiet, bench/compare/run_inject.sh); a timed poller
@@ -154,9 +155,12 @@ void cdt_ofi_idle_pause(void)
  * queued on this very core (the kernel puts a woken thread on its waker's
  * CPU); spinning here keeps it off for a whole time slice where the cores
  * are all busy (2 PEs on 2 cores: the target computes on the other one).
- * bench/osu/osu_busy_amo, bench/results/speed-2026-11-29.
+ * After 1 us, about twice what a fetch-add to a polling target takes on the
+ * shm provider (0.45 us): a fetch-add to a computing target took 8.3 us
+ * after 4 us of spinning, 5.1 us after 1 us (sockets unchanged, 44 us;
+ * bench/osu/osu_busy_amo, bench/results/speed-2026-11-29b).
  */
-#define KICK_YIELD_NS 4000u
+#define KICK_YIELD_NS 1000u
 
 void cdt_ofi_wait_pause(cdt_ctx_t *ctx, uint64_t *t0)
 {
@@ -344,10 +348,22 @@ static void wait_mode_loop(void)
     }
 }
 
-/* The poller's sleep after `quiet` ns without a sign of traffic (I: interval). */
+/*
+ * The poller's sleep after `quiet` ns without a sign of traffic (I:
+ * interval). Right after work (2 I) it looks every I/16: a peer that waits
+ * for each answer before its next operation (a fetch-add loop against a
+ * computing PE) finds the poller looking again about when its next
+ * operation arrives; at I/4 it waited half of that on average, 2-5x the
+ * time the same operation takes against a PE that polls by itself
+ * (bench/osu/osu_busy_amo).
+ */
+#define POLL_HOT_DIV 16
 static uint64_t poll_sleep_ns(uint64_t quiet, uint64_t i)
 {
-    return quiet < 10 * i ? i / 4 : quiet < 1000 * i ? i : 5 * i;
+    return quiet < 2 * i    ? i / POLL_HOT_DIV
+           : quiet < 10 * i ? i / 4
+           : quiet < 1000 * i ? i
+                              : 5 * i;
 }
 
 /*
@@ -362,7 +378,7 @@ static uint64_t poll_sleep_ns(uint64_t quiet, uint64_t i)
  * it the poller backed off to 1 ms while a peer streamed puts and fetching
  * atomics at it (fetch 2.3 ms, a third of the operations of wait mode).
  */
-#define POLL_WORK_NS 5000u
+#define POLL_WORK_NS 2000u
 static int progress_worked(uint64_t took)
 {
     static uint64_t floor_ns = UINT64_MAX, win_min = UINT64_MAX;
@@ -386,8 +402,9 @@ static void poll_mode_loop(void)
     unsigned am_seen = __atomic_load_n(&cdt_ofi_am_events_g, __ATOMIC_RELAXED);
     int probe = 0; /* the last call was slow: look again soon */
     /* The kernel may stretch a sleep by the thread's timer slack (50 us by
-     * default): as long as the shortest sleep itself would blur its point. */
-    (void)prctl(PR_SET_TIMERSLACK, (unsigned long)(ival / 16 > 1000 ? ival / 16 : 1000), 0, 0, 0);
+     * default), longer than the shortest sleep: an eighth of it. */
+    uint64_t slack = ival / POLL_HOT_DIV / 8;
+    (void)prctl(PR_SET_TIMERSLACK, (unsigned long)(slack > 1000 ? slack : 1000), 0, 0, 0);
     while (!progress_stopping()) {
         uint64_t now = cdt_ofi_now_ns();
         if (app_polling()) {
@@ -409,11 +426,14 @@ static void poll_mode_loop(void)
         int slow = progress_worked(took);
         /* A slow call is work only if the next one, soon, is slow too: a
          * peer at work keeps the poller busy; a lone slow call (a
-         * preemption, cold caches after a sleep) costs one short sleep. */
-        if (am != am_seen || (slow && probe))
+         * preemption, cold caches after a sleep) costs one short sleep.
+         * Once at work (hot), one slow call keeps it there: a peer that
+         * waits for each answer sends one operation per look. */
+        int hot = now - last < 2 * ival;
+        if (am != am_seen || (slow && (probe || hot)))
             last = now;
         am_seen = am;
-        probe = slow && !probe;
+        probe = slow && !probe && !hot;
         uint64_t ns = probe ? ival / 4 : poll_sleep_ns(now - last, ival);
         struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
                               .tv_nsec = (long)(ns % 1000000000u)};

@@ -378,7 +378,7 @@ static uint64_t poll_sleep_ns(uint64_t quiet, uint64_t i)
  * it the poller backed off to 1 ms while a peer streamed puts and fetching
  * atomics at it (fetch 2.3 ms, a third of the operations of wait mode).
  */
-#define POLL_WORK_NS 2000u
+#define POLL_WORK_NS 5000u
 static int progress_worked(uint64_t took)
 {
     static uint64_t floor_ns = UINT64_MAX, win_min = UINT64_MAX;

@@ -64,6 +64,7 @@ typedef struct {
      * as rxm's eager buffer, above which it segments or hands over by
      * rendezvous). */
     size_t msg_eager_max;
+#define CDT_OFI_RXM_EAGER_MSG (16384 - 256) /* FI_OFI_RXM_BUFFER_SIZE's default less rxm's header */
     /* The receiver's kernel copies a message out of the sender's buffer
      * (shm's CMA): the engine packs with streaming stores, so the copy
      * does not leave the lines shared with the receiver's core (the next

@@ -55,9 +55,9 @@ static const cdt_ofi_prov_row_t prov_table[] = {
      * (osu_strided iput 32 KiB: 50 vs 51 us). */
     {.name = "tcp;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .read_orders_writes = 1,
      .cntr_wait_broken = 0, .needs_target_progress = 1, .lazy_connect = 1,
-     .msg_eager_max = 16384 - 256},
+     .msg_eager_max = CDT_OFI_RXM_EAGER_MSG},
     {.name = "verbs;ofi_rxm", .put_needs_dc = 1, .inject_honours_dc = 0, .cntr_wait_broken = 0,
-     .needs_target_progress = 1, .lazy_connect = 1, .msg_eager_max = 16384 - 256},
+     .needs_target_progress = 1, .lazy_connect = 1, .msg_eager_max = CDT_OFI_RXM_EAGER_MSG},
     /* sockets: fi_cntr_wait returns +110. With the manual progress we ask
      * for it has no progress thread of its own: the target must drive it,
      * and it refuses FI_GETWAIT on a CQ (ofi_init.c cdt_ctx_init). Its writes,

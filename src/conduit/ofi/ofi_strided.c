@@ -50,7 +50,7 @@
 
 /* One message at most: the provider row's msg_eager_max, or rxm's 16 KiB
  * eager buffer where not measured; never more than XF_MSG_CAP. */
-#define XF_MSG_DFLT (16384 - 256)
+#define XF_MSG_DFLT CDT_OFI_RXM_EAGER_MSG
 #define XF_MSG_CAP ((size_t)64 * 1024)
 #define XF_MSG_MIN 1024 /* a provider with smaller messages gets none */
 #define XF_PAY_MAX (xf_g.msg_max - sizeof(xf_hdr_t))
